@@ -1,0 +1,1 @@
+"""Geometry and colour models, and the versioned calibration file that holds them."""
