@@ -63,6 +63,7 @@ class Variant:
     gametype: int | None = 26
     notation: str = "A0"  # A0 algebraic; N<corner> numeric, corner seen by the first mover
     invert: bool = False  # the board is turned: numbering is mirrored
+    capture_separator: str = "x"  # PDN writes Russian captures with ':'
     aliases: tuple[str, ...] = field(default=())
 
     @property
@@ -116,7 +117,8 @@ INTERNATIONAL = Variant(
 RUSSIAN = Variant(
     "russian", "Russian draughts", capture_choice=CaptureChoice.FREE,
     chain_promotion=ChainPromotion.CONTINUES_AS_KING, kings_only_moves=15,
-    endings=(EndingRule(((3, 0), (1, 0)), 15),), gametype=25, aliases=("shashki",),
+    endings=(EndingRule(((3, 0), (1, 0)), 15),), gametype=25, capture_separator=":",
+    aliases=("shashki",),
 )
 
 ENGLISH = Variant(

@@ -1,0 +1,59 @@
+"""The `damas` command line.  Each command family lives in its own module under
+`app.commands` and exposes `register(subparsers)`; `calibrate` subcommands are registered by
+the modules that own them through `register_calibrate(calibrate_subparsers)`.
+
+Errors a person can fix (bad FEN, unknown variant, unreadable file...) end with one clear line
+on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+COMMAND_MODULES = (
+    "app.commands.rules",
+)
+
+
+class CliError(Exception):
+    """A problem with the user's input: printed as one line, exit code 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="damas",
+        description="Draughts robot: rules, engine, vision, gantry and the simulated table.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    calibrate = sub.add_parser("calibrate", help="calibration wizards (camera, board, gantry)")
+    calib_sub = calibrate.add_subparsers(dest="what", metavar="WHAT")
+    calib_sub.required = True
+    for name in COMMAND_MODULES:
+        module = importlib.import_module(name)
+        module.register(sub)
+        if hasattr(module, "register_calibrate"):
+            module.register_calibrate(calib_sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code = args.func(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except (CliError, ValueError, OSError) as e:
+        print(f"damas {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    return int(code or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Command families of the `damas` CLI, one module each."""
