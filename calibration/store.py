@@ -1,0 +1,153 @@
+"""The versioned calibration file: camera intrinsics, board location, colour models, gantry.
+
+One JSON file holds everything a session learned about its table.  Every section is optional
+(a laptop with a webcam may have only a board section).  Unknown keys are an error naming the
+file and the field, so a typo in a hand-edited file is not silently ignored; a file written by a
+newer version of the program is refused rather than half-read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from calibration.camera import CameraIntrinsics
+from calibration.colour import ColourModel
+
+CALIBRATION_VERSION = 1
+
+
+class CalibrationError(ValueError):
+    """A calibration file that cannot be used; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class BoardCalibration:
+    """Where the playing grid is in the image of a fixed camera, and its physical size.
+
+    `corners_px` are the outer corners of the playing grid in the order a1, h1, h8, a8 (a1, j1,
+    j10, a10 on 10x10), in pixels of an image of `image_width_px` x `image_height_px`.
+    """
+
+    grid: int
+    corners_px: tuple[tuple[float, float], ...]
+    image_width_px: int
+    image_height_px: int
+    square_mm: float = 40.0
+    disc_height_mm: float = 7.0
+    disc_diameter_mm: float = 30.0
+
+    def __post_init__(self) -> None:
+        if len(self.corners_px) != 4:
+            raise CalibrationError(f"board.corners_px needs 4 corners, got {len(self.corners_px)}")
+
+
+@dataclass(frozen=True)
+class Calibration:
+    version: int = CALIBRATION_VERSION
+    camera: CameraIntrinsics | None = None
+    board: BoardCalibration | None = None
+    colours: ColourModel | None = None
+    # Typed loosely until the robot's `calibration.gantry` defines its section.
+    gantry: dict[str, Any] | None = None
+
+
+def _tuplify(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_tuplify(v) for v in value)
+    return value
+
+
+def _listify(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_listify(v) for v in value]
+    return value
+
+
+def _section(cls: type, data: Any, where: str) -> Any:
+    if not isinstance(data, dict):
+        raise CalibrationError(f"{where}: expected a table of fields, got {type(data).__name__}")
+    names = {f.name for f in fields(cls)}
+    for key in data:
+        if key not in names:
+            raise CalibrationError(f"{where}: unknown field {key!r} (known: {sorted(names)})")
+    try:
+        return cls(**{k: _tuplify(v) for k, v in data.items()})
+    except TypeError as e:
+        raise CalibrationError(f"{where}: {e}") from None
+
+
+_SECTIONS: dict[str, type] = {
+    "camera": CameraIntrinsics,
+    "board": BoardCalibration,
+    "colours": ColourModel,
+}
+
+
+def calibration_from_dict(data: Any, source: str = "<dict>") -> Calibration:
+    if not isinstance(data, dict):
+        raise CalibrationError(f"{source}: expected a JSON object at the top level")
+    known = {f.name for f in fields(Calibration)}
+    for key in data:
+        if key not in known:
+            raise CalibrationError(f"{source}: unknown field {key!r} (known: {sorted(known)})")
+    version = data.get("version")
+    if not isinstance(version, int):
+        raise CalibrationError(f"{source}: field 'version' missing or not a whole number")
+    if version > CALIBRATION_VERSION:
+        raise CalibrationError(
+            f"{source}: field 'version' is {version}; this program reads up to "
+            f"{CALIBRATION_VERSION}")
+    kwargs: dict[str, Any] = {"version": version}
+    for name, cls in _SECTIONS.items():
+        if data.get(name) is not None:
+            kwargs[name] = _section(cls, data[name], f"{source}: {name}")
+    if data.get("gantry") is not None:
+        if not isinstance(data["gantry"], dict):
+            raise CalibrationError(f"{source}: gantry: expected a table of fields")
+        kwargs["gantry"] = data["gantry"]
+    return Calibration(**kwargs)
+
+
+def calibration_to_dict(cal: Calibration) -> dict[str, Any]:
+    out: dict[str, Any] = {"version": cal.version}
+    for name in ("camera", "board", "colours"):
+        section = getattr(cal, name)
+        if section is not None:
+            out[name] = {k: _listify(v) for k, v in dataclasses.asdict(section).items()}
+    if cal.gantry is not None:
+        g = cal.gantry
+        out["gantry"] = (dataclasses.asdict(g) if dataclasses.is_dataclass(g)
+                         and not isinstance(g, type) else g)
+    return out
+
+
+def load_calibration(path: str | os.PathLike[str]) -> Calibration:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise CalibrationError(f"{p}: cannot read calibration file ({e.strerror})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise CalibrationError(f"{p}: not valid JSON (line {e.lineno}: {e.msg})") from None
+    return calibration_from_dict(data, str(p))
+
+
+def save_calibration(cal: Calibration, path: str | os.PathLike[str]) -> None:
+    """Write atomically (temp file + rename), so a crash never leaves half a file."""
+    p = Path(path)
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_text(json.dumps(calibration_to_dict(cal), indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, p)
+
+
+def replace_section(cal: Calibration, **sections: Any) -> Calibration:
+    return dataclasses.replace(cal, **sections)
+
+
