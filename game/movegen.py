@@ -48,30 +48,40 @@ class MoveGenerator:
         self.men_take_kings = variant.men_capture_kings
         self.chain_promo = variant.chain_promotion
         self.choice = variant.capture_choice
+        white_dirs = (0, 1, 2, 3) if self.men_back else (0, 1)
+        black_dirs = (0, 1, 2, 3) if self.men_back else (2, 3)
+        self.white_jumps = self._jump_table(white_dirs)
+        self.black_jumps = self._jump_table(black_dirs)
+        self.white_first_jumps = self._jump_table(white_dirs if self.men_start_back else (0, 1))
+        self.black_first_jumps = self._jump_table(black_dirs if self.men_start_back else (2, 3))
 
     # ------------------------------------------------------------------ captures
+    def _jump_table(self, dirs: tuple[int, ...]) -> tuple[tuple[tuple[int, int, int, int], ...], ...]:
+        """Per square, the short jumps (victim mask, victim sq, landing mask, landing sq)."""
+        table = []
+        for per_dir in self.rays:
+            jumps = []
+            for d in dirs:
+                ray = per_dir[d]
+                if len(ray) >= 2:
+                    jumps.append((ray[0][1], ray[0][0], ray[1][1], ray[1][0]))
+            table.append(tuple(jumps))
+        return tuple(table)
+
     def _man_dfs(self, sq: int, capm: int, opp: int, empty: int, kings: int, white: bool,
                  first: bool, path: list[int], order: list[int], out: list[Any]) -> bool:
-        rays = self.rays[sq]
-        promo_mask = self.white_promo if white else self.black_promo
         if white:
-            dirs: tuple[int, ...] = (0, 1, 2, 3) if self.men_back else (0, 1)
+            table = self.white_first_jumps if first else self.white_jumps
+            promo_mask = self.white_promo
         else:
-            dirs = (0, 1, 2, 3) if self.men_back else (2, 3)
-        if first and not self.men_start_back:
-            dirs = (0, 1) if white else (2, 3)
+            table = self.black_first_jumps if first else self.black_jumps
+            promo_mask = self.black_promo
+        victims = opp & ~capm
+        if not self.men_take_kings:
+            victims &= ~kings
         found = False
-        for d in dirs:
-            ray = rays[d]
-            if len(ray) < 2:
-                continue
-            vsq, vm = ray[0]
-            if not (vm & opp) or (vm & capm):
-                continue
-            if not self.men_take_kings and (vm & kings):
-                continue
-            lsq, lm = ray[1]
-            if not (lm & empty):
+        for vm, vsq, lm, lsq in table[sq]:
+            if not (vm & victims) or not (lm & empty):
                 continue
             found = True
             ncap = capm | vm
@@ -133,26 +143,41 @@ class MoveGenerator:
         """All legal capture moves (empty list if there is none)."""
         own, opp = (white, black) if white_to_move else (black, white)
         occ = white | black
+        free = self.board_mask & ~occ
+        men = own & ~kings
+        victims = opp if self.men_take_kings else opp & ~kings
+        # Men that have a first jump, found with shifts; kings are all searched.
+        if white_to_move:
+            up, down = self.up, (self.down if self.men_start_back else ())
+        else:
+            up, down = (self.up if self.men_start_back else ()), self.down
+        ready = 0
+        for sh in up:
+            ready |= men & (((free >> sh) & victims) >> sh)
+        for sh in down:
+            ready |= men & (((free << sh) & victims) << sh)
+        ready |= own & kings
         seqs: list[Any] = []
-        starts: list[tuple[int, int, bool]] = []
         sq_at = self.square_at_bit
-        bb = own
-        while bb:
-            low = bb & -bb
-            bb ^= low
-            starts.append((sq_at[low.bit_length() - 1], low, bool(low & kings)))
-        for sq, m, is_king in starts:
-            empty = (self.board_mask & ~occ) | m
+        mask_of = self.mask_of
+        while ready:
+            m = ready & -ready
+            ready ^= m
+            sq = sq_at[m.bit_length() - 1]
+            is_king = bool(m & kings)
             found: list[Any] = []
             if is_king:
-                self._king_dfs(sq, 0, opp, empty, kings, [sq], [], found, False)
+                self._king_dfs(sq, 0, opp, free | m, kings, [sq], [], found, False)
             else:
-                self._man_dfs(sq, 0, opp, empty, kings, white_to_move, True, [sq], [], found)
+                self._man_dfs(sq, 0, opp, free | m, kings, white_to_move, True, [sq], [], found)
             for to_sq, capm, promo, path, order in found:
-                seqs.append((m, self.mask_of[to_sq], capm, promo and not is_king, path, order,
+                seqs.append((m, mask_of[to_sq], capm, promo and not is_king, path, order,
                              is_king))
         if not seqs:
             return []
+        if len(seqs) == 1:
+            s0 = seqs[0]
+            return [(s0[0], s0[1], s0[2], s0[3], s0[4], s0[5])]
         return self._choose(seqs, kings)
 
     def _choose(self, seqs: list[Any], kings: int) -> list[RawMove]:
