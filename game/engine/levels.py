@@ -1,0 +1,66 @@
+"""Playing levels 1-10 and the choice of a root move.
+
+A level limits the depth, and chooses among the root moves whose exact scores lie within
+`margin_cp` of the best, adding a random bonus of up to `noise_cp` to each: a low level sees
+little and does not care much for what it sees, so a child can beat it, yet it only ever plays
+legal moves.  `blunder_chance` sometimes plays any legal move outright.  Level 10 is the full
+search, with a few centipawns of noise so that two games from the same opening differ (a seed
+makes them identical again).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from game.engine.search import SearchResult, is_mate_score
+from game.movegen import RawMove
+
+
+@dataclass(frozen=True)
+class Level:
+    number: int
+    max_depth: int | None  # None: as deep as the time allows
+    margin_cp: int
+    noise_cp: int
+    blunder_chance: float
+
+
+LEVELS: dict[int, Level] = {
+    1: Level(1, 1, 400, 400, 0.30),
+    2: Level(2, 1, 250, 250, 0.15),
+    3: Level(3, 2, 160, 160, 0.08),
+    4: Level(4, 2, 100, 100, 0.05),
+    5: Level(5, 3, 70, 70, 0.03),
+    6: Level(6, 4, 45, 45, 0.01),
+    7: Level(7, 5, 30, 30, 0.0),
+    8: Level(8, 7, 18, 18, 0.0),
+    9: Level(9, 9, 10, 10, 0.0),
+    10: Level(10, None, 4, 4, 0.0),
+}
+
+
+def level(number: int) -> Level:
+    if number not in LEVELS:
+        raise ValueError(f"level {number} is out of range 1..10")
+    return LEVELS[number]
+
+
+def choose_move(result: SearchResult, legal: list[RawMove], lvl: Level,
+                rng: random.Random) -> RawMove:
+    """The move the level plays, given the search result (exact scores near the best)."""
+    if len(legal) > 1 and lvl.blunder_chance and rng.random() < lvl.blunder_chance:
+        return legal[rng.randrange(len(legal))]
+    candidates = result.root_scores or [(result.best, result.score)]
+    if lvl.noise_cp <= 0 or len(candidates) == 1 or is_mate_score(result.score):
+        return result.best
+    best_score = candidates[0][1]
+    pick = result.best
+    pick_value = None
+    for move, score in candidates:
+        if score < best_score - lvl.margin_cp or (is_mate_score(score) and score < 0):
+            continue
+        value = score + rng.uniform(0, lvl.noise_cp)
+        if pick_value is None or value > pick_value:
+            pick, pick_value = move, value
+    return pick
