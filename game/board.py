@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from game.errors import AmbiguousMoveError, IllegalMoveError, InvalidPositionError
 from game.geometry import Geometry, geometry
@@ -19,7 +19,7 @@ from game.notation import Notation, notation_for
 from game.variants import BRAZILIAN, EndingRule, Variant, find_variant
 
 
-class Color(str, Enum):
+class Color(StrEnum):
     WHITE = "white"  # the light pieces
     BLACK = "black"  # the dark pieces
 
@@ -36,7 +36,7 @@ WHITE = Color.WHITE
 BLACK = Color.BLACK
 
 
-class Piece(str, Enum):
+class Piece(StrEnum):
     WHITE_MAN = "white_man"
     WHITE_KING = "white_king"
     BLACK_MAN = "black_man"

@@ -19,7 +19,8 @@ class InvalidSquareError(GameError, ValueError):
 
 
 class InvalidPositionError(GameError, ValueError):
-    """A placement that cannot arise in the variant (too many pieces, men on their crowning row...)."""
+    """A placement that cannot arise in the variant (too many pieces, a man on its crowning
+    row...)."""
 
 
 class FenError(GameError, ValueError):

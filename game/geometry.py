@@ -14,7 +14,7 @@ lands on a ghost bit or outside the mask, so one AND with the board mask checks 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from game.errors import InvalidSquareError
 
@@ -80,7 +80,7 @@ class Geometry:
         return m
 
 
-@lru_cache(maxsize=None)
+@cache
 def geometry(width: int, height: int) -> Geometry:
     if width % 2 or width < 4 or height < 4:
         raise ValueError(f"unsupported board {width}x{height}")

@@ -13,7 +13,7 @@ quality, Italian precedence) keeps the obligatory ones.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from game.geometry import Geometry, geometry
@@ -31,8 +31,8 @@ class MoveGenerator:
         self.geo = geo
         self.board_mask = geo.board_mask
         ul, ur, dr, dl = geo.shifts
-        self.up = (ul, ur)
-        self.down = (-dr, -dl)  # positive amounts for right shifts
+        self.up: tuple[int, ...] = (ul, ur)
+        self.down: tuple[int, ...] = (-dr, -dl)  # positive amounts for right shifts
         self.white_promo = geo.rank_masks[-1]
         self.black_promo = geo.rank_masks[0]
         # rays as (square, mask) pairs, per square and direction (0 ul, 1 ur, 2 dr, 3 dl)
@@ -56,7 +56,8 @@ class MoveGenerator:
         self.black_first_jumps = self._jump_table(black_dirs if self.men_start_back else (2, 3))
 
     # ------------------------------------------------------------------ captures
-    def _jump_table(self, dirs: tuple[int, ...]) -> tuple[tuple[tuple[int, int, int, int], ...], ...]:
+    def _jump_table(self, dirs: tuple[int, ...]
+                    ) -> tuple[tuple[tuple[int, int, int, int], ...], ...]:
         """Per square, the short jumps (victim mask, victim sq, landing mask, landing sq)."""
         table = []
         for per_dir in self.rays:
@@ -365,6 +366,6 @@ def apply_raw(white: int, black: int, kings: int, white_to_move: bool, move: Raw
     return white, black, kings
 
 
-@lru_cache(maxsize=None)
+@cache
 def generator_for(variant: Variant) -> MoveGenerator:
     return MoveGenerator(variant)

@@ -8,7 +8,7 @@ the mirror image of the internal one.  Input accepts both names and numbers when
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from game.errors import InvalidSquareError
 from game.geometry import Geometry, geometry
@@ -71,6 +71,6 @@ def _numbering(variant: Variant, geo: Geometry) -> tuple[int, ...]:
     return tuple(numbers)
 
 
-@lru_cache(maxsize=None)
+@cache
 def notation_for(variant: Variant) -> Notation:
     return Notation(variant)

@@ -7,12 +7,12 @@ variant's *name* (python-chess style flags, not pydraughts-style `if variant in 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from enum import Enum
+from enum import StrEnum
 
 from game.errors import UnknownVariantError
 
 
-class CaptureChoice(str, Enum):
+class CaptureChoice(StrEnum):
     """Which capture sequences a player may choose among."""
 
     FREE = "free"  # any capture sequence (chains must still be completed)
@@ -21,7 +21,7 @@ class CaptureChoice(str, Enum):
     ITALIAN = "italian"  # most pieces, then with a king, then most kings, then earliest king
 
 
-class ChainPromotion(str, Enum):
+class ChainPromotion(StrEnum):
     """What happens when a man reaches the far row in the middle of a capture."""
 
     STAYS_MAN = "stays_man"  # continues as a man; crowned only if the move ends there
