@@ -21,7 +21,7 @@ demo: venv
 test: venv
 	$(BIN)/ruff check game vision robot calibration sim app tests bench
 	$(BIN)/mypy --strict game
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -q
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

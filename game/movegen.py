@@ -219,9 +219,9 @@ class MoveGenerator:
         k = own & kings
         victims = opp if self.men_take_kings else opp & ~kings
         if white_to_move:
-            up, down = self.up, (self.down if self.men_back else ())
+            up, down = self.up, (self.down if self.men_start_back else ())
         else:
-            up, down = (self.up if self.men_back else ()), self.down
+            up, down = (self.up if self.men_start_back else ()), self.down
         for s in up:
             if (((men << s) & victims) << s) & empty:
                 return True
