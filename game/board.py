@@ -477,11 +477,11 @@ class Board(BaseBoard):
         if not self.raw_moves():
             winner = mover if v.giveaway else mover.other
             return Outcome(winner, "no_moves")
+        if self.ending is not None and self.ending_plies >= 2 * self.ending.moves:
+            return Outcome(None, "ending")
         limit = v.kings_only_moves or v.no_progress_moves
         if limit is not None and self.quiet_plies >= 2 * limit:
             return Outcome(None, "kings_only" if v.kings_only_moves else "no_progress")
-        if self.ending is not None and self.ending_plies >= 2 * self.ending.moves:
-            return Outcome(None, "ending")
         if claim_draw and self.is_repetition(3):
             return Outcome(None, "threefold")
         return None

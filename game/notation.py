@@ -1,6 +1,7 @@
 """Square names in each variant's own notation (RULES.md s.3, PDN 3.0 GameType).
 
-Algebraic variants (A0) name squares a1..h8; numeric ones (N<c>) number the playable squares
+Algebraic variants (A0) name squares a1..h8 (numbers are accepted on input, 1 = b8 .. 32 = g1
+as in the 8x8 PDN tools); numeric ones (N<c>) number the playable squares
 1..N starting in corner c as seen by the player who moves first (0 lower left, 1 lower right,
 2 upper left, 3 upper right), row by row away from that corner.  A turned board (`invert`) is
 the mirror image of the internal one.  Input accepts both names and numbers when unambiguous.
@@ -46,7 +47,9 @@ class Notation:
 
 
 def _numbering(variant: Variant, geo: Geometry) -> tuple[int, ...]:
-    corner = int(variant.notation[1:] or "0") if not variant.is_algebraic else 0
+    # Algebraic variants still accept numbers on input; they number like the common 8x8 PDN
+    # tools do (square 1 at the top left, b8; white starts on 21-32), i.e. corner 2.
+    corner = int(variant.notation[1:] or "0") if not variant.is_algebraic else 2
     w, h = geo.width, geo.height
     # Work in "physical" coordinates as seen from the first mover's side.
     order: list[tuple[int, int]] = []
