@@ -1,0 +1,502 @@
+"""The referee: moves and irregularities from observations of the board, under the rules.
+
+The referee is fed two kinds of observation by `vision.stream` (it knows nothing of images):
+
+- `see(obs)` for every frame, hand or not: which of the pieces were lifted (their square seen
+  empty) or pushed off-centre (`displaced`).  A touched piece is what the touch-move rule
+  (RULES.md s.1) is about, and only the frames *during* the move show it.
+- `read(obs)` for a *stable* frame (the view has been still, no hand over the board): the
+  position is compared with the last accepted one and explained by a move (`referee_match`).
+
+Captured pieces are removed by hand after the move, so a stable board may show the capturing
+piece on its square with captured pieces still there: that is not yet a move, the referee waits
+until the removal is complete (or until the next player moves, or `removal_timeout_s` of
+stillness, when the removal is called incomplete).  A board that fits no move, or several
+equally, is reported as `unreadable` with the squares that disagree, and the referee waits.
+
+What follows an irregularity depends on the policy (`referee_events.Policy`): under INSIST the
+move is not accepted and `restore` lists what to put back; under ACCEPT and RECORD the game goes
+on from the position as it stands and the scorer's record gets a comment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from game.board import Board, Color, Move, Piece
+from game.observation import Observation
+from game.referee_events import (
+    EventType,
+    Policy,
+    RecordedMove,
+    RefereeEvent,
+    comment_text,
+)
+from game.referee_match import Kind, Reading, View, changes, explain
+
+__all__ = ["Referee", "RefereeConfig", "RefereeEvent", "EventType", "Policy", "RecordedMove",
+           "played_name"]
+
+
+@dataclass(frozen=True)
+class RefereeConfig:
+    policy: Policy = Policy.INSIST
+    # Squares whose classification is less certain than this are treated as unknown.
+    min_confidence: float = 0.5
+    # A capture whose removal is unfinished is called after this much stillness.
+    removal_timeout_s: float = 6.0
+    # Consecutive frames a piece must be seen lifted/displaced to count as touched (noise).
+    touch_frames: int = 2
+
+
+def played_name(board: Board, path: tuple[int, ...], captured: tuple[int, ...],
+                legal: list[Move] | None = None) -> str:
+    """PDN text of a movement from `board`, legal or not: 'c3-d4', 'c3xe5', 'c3xe5xc7' (the
+    intermediate squares only when a legal move has the same ends)."""
+    move = Move(path, captured)
+    if legal is None:
+        legal = board.legal_moves
+    if move in legal:
+        return board.move_name(move, legal)
+    sep = board.variant.capture_separator if captured else "-"
+    return f"{board.square_name(path[0])}{sep}{board.square_name(path[-1])}"
+
+
+class Referee:
+    """Watches one game: `see` every frame, `read` stable ones, collect `events` and `record`."""
+
+    def __init__(self, board: Board, config: RefereeConfig | None = None) -> None:
+        self.config = config or RefereeConfig()
+        self.board = board.copy()
+        self.start_fen = board.fen()
+        self.start_turn: Color = board.turn
+        self.events: list[RefereeEvent] = []
+        self.record: list[RecordedMove] = []
+        # INSIST: square -> the piece (or None) it must hold again before play goes on.
+        self.restore: dict[int, Piece | None] = {}
+        # INSIST after touch-move: the move must start from one of these squares.
+        self.must_play: frozenset[int] = frozenset()
+        self._previous: list[Board] = []  # positions before each accepted move (take-backs)
+        self._baseline_displaced: frozenset[int] = frozenset()
+        self._new_turn(frozenset())
+
+    # -- turn state -------------------------------------------------------------------------------
+    def _new_turn(self, displaced: frozenset[int]) -> None:
+        self._baseline_displaced = displaced
+        self._touched: dict[int, tuple[str, float]] = {}
+        self._runs: dict[tuple[int, str], int] = {}
+        self._announced = False
+        self._stable_views: list[View] = []
+        self._pending: list[Reading] = []
+        self._pending_since: float | None = None
+        self._last_read: tuple[View, frozenset[int]] | None = None
+        self._unreadable_reported: set[tuple[int, int, int]] = set()
+
+    def announce_adjust(self) -> None:
+        """The player said "ajeito": pieces touched until the next still board are adjusted."""
+        self._announced = True
+        self._touched.clear()
+        self._runs.clear()
+
+    def apply_move(self, move: Move) -> None:
+        """A move made outside the camera's judgement (the robot's): play it and start afresh."""
+        before = self.board.copy()
+        name = self.board.move_name(move)
+        self.board.push(move)
+        self._previous.append(before)
+        self.record.append(RecordedMove(name, before.turn, True, [], self.board.fen()))
+        self._new_turn(self._baseline_displaced)
+
+    # -- every frame ------------------------------------------------------------------------------
+    def see(self, obs: Observation) -> None:
+        """Note pieces lifted (square seen empty while a hand is about) or pushed off-centre."""
+        if self._announced:
+            return
+        board = self.board
+        marks: set[tuple[int, str]] = set()
+        for sq, piece in board.piece_map().items():
+            if not obs.is_known(sq, self.config.min_confidence):
+                continue
+            seen = obs.piece_at(sq)
+            if seen is None and obs.hand:
+                marks.add((sq, "lifted"))
+            elif (seen is not None and seen.color is piece.color and sq in obs.displaced
+                  and sq not in self._baseline_displaced):
+                marks.add((sq, "displaced"))
+        for key in list(self._runs):
+            if key not in marks:
+                del self._runs[key]
+        for key in marks:
+            self._runs[key] = self._runs.get(key, 0) + 1
+            if self._runs[key] >= self.config.touch_frames and key[0] not in self._touched:
+                self._touched[key[0]] = (key[1], obs.time_s)
+
+    # -- stable frames ----------------------------------------------------------------------------
+    def observe(self, obs: Observation, stable: bool) -> list[RefereeEvent]:
+        """`see` the frame and, if it is stable, `read` it."""
+        self.see(obs)
+        return self.read(obs) if stable else []
+
+    def read(self, obs: Observation) -> list[RefereeEvent]:
+        """Judge a still board; returns the events it caused (also appended to `events`)."""
+        known, white, black = obs.masks(self.config.min_confidence)
+        view = View(known, white, black)
+        if self._last_read == (view, obs.displaced) and not self._timeout_due(obs.time_s):
+            return []
+        self._last_read = (view, obs.displaced)
+        out: list[RefereeEvent] = []
+        if self.restore:
+            if changes(self.board, view) == 0:
+                self.restore = {}
+                must = self.must_play
+                self._new_turn(obs.displaced)
+                self.must_play = must
+            return out
+        if changes(self.board, view) == 0:
+            self._pending, self._pending_since = [], None
+            if self._announced:
+                self._announced = False
+                self._baseline_displaced = obs.displaced
+            return out
+        self._stable_views.append(view)
+        taken_back = self._taken_back(view)
+        if taken_back is not None:
+            return self._emit(self._take_back(taken_back, obs))
+        readings = explain(self.board, view)
+        verdict = _choose(readings)
+        appeared = ((view.white & ~self.board.white) | (view.black & ~self.board.black)) & known
+        if not appeared and not isinstance(verdict, _Accept):
+            verdict = _Wait([])  # pieces only taken off: a removal may be under way
+        if isinstance(verdict, _Accept):
+            return self._emit(self._finish(verdict.reading, obs, forced=False))
+        if isinstance(verdict, _Wait):
+            self._pending = verdict.readings
+            if self._pending_since is None:
+                self._pending_since = obs.time_s
+            if self._timeout_due(obs.time_s):
+                return self._emit(self._finish_pending(obs))
+            return out
+        # Nothing fits: if a capture was waiting for its removal, the next player may have moved
+        # on from the position as it stands.
+        if self._pending and len({r.key for r in self._pending}) == 1:
+            trial = self._try_after_pending(view, obs)
+            if trial is not None:
+                return self._emit(trial)
+        return self._emit(self._unreadable(view, readings, obs))
+
+    # -- deciding ---------------------------------------------------------------------------
+    def _timeout_due(self, time_s: float) -> bool:
+        return (self._pending_since is not None
+                and time_s - self._pending_since >= self.config.removal_timeout_s)
+
+    def _finish_pending(self, obs: Observation) -> list[RefereeEvent]:
+        """Stillness has lasted: close the waiting move as it stands, if one reading is best."""
+        self._pending_since = None
+        if not self._pending:
+            return self._removed_without_move(obs)
+
+        def score(r: Reading) -> tuple[int, int]:
+            return (r.fault_count(), len(r.left) + len(r.unseen))
+
+        best = min(self._pending, key=score)
+        rivals = {r.key for r in self._pending if score(r) == score(best)}
+        if len(rivals) > 1:
+            known, white, black = obs.masks(self.config.min_confidence)
+            return self._unreadable(View(known, white, black), self._pending, obs)
+        return self._finish(best, obs, forced=True)
+
+    def _removed_without_move(self, obs: Observation) -> list[RefereeEvent]:
+        """Pieces taken off the board and no move made: removal without cause (RULES.md 7)."""
+        known, white, black = obs.masks(self.config.min_confidence)
+        view = View(known, white, black)
+        board = self.board
+        gone = board.geometry.squares_of(changes(board, view))
+        names = ", ".join(board.square_name(s) for s in gone)
+        event = RefereeEvent(EventType.REMOVAL, obs.frame, obs.time_s, "", tuple(gone),
+                             f"piece(s) removed without a move: {names}")
+        if self.config.policy is Policy.INSIST:
+            self.restore = {sq: board.piece_at(sq) for sq in gone}
+            return [event]
+        base = board.placement()
+        for sq in gone:
+            base.set_piece_at(sq, None)
+        self._previous.append(board.copy())
+        self.board = Board.from_base(base, board.turn)
+        if self.record:
+            self.record[-1].comments.append(comment_text(event))
+        self._new_turn(obs.displaced)
+        return [event]
+
+    def _try_after_pending(self, view: View, obs: Observation) -> list[RefereeEvent] | None:
+        best = min(self._pending, key=lambda r: (r.fault_count(), len(r.left)))
+        saved = (self.board.copy(), list(self._previous), len(self.record), self._touched,
+                 self._baseline_displaced)
+        since = self._pending_since if self._pending_since is not None else obs.time_s
+        late = {s: v for s, v in self._touched.items() if v[1] >= since}
+        self._touched = {s: v for s, v in self._touched.items() if v[1] < since}
+        first = self._finish(best, obs, forced=True)
+        if self.restore:  # INSIST: the position has to be put back first
+            self.restore = {}
+            self.board, self._previous = saved[0], saved[1]
+            return None
+        verdict = _choose(explain(self.board, view))
+        if isinstance(verdict, _Accept):
+            self._touched = late
+            return first + self._finish(verdict.reading, obs, forced=False)
+        self.board, self._previous = saved[0], saved[1]
+        del self.record[saved[2]:]
+        self._touched, self._baseline_displaced = saved[3], saved[4]
+        return None
+
+    def _taken_back(self, view: View) -> Board | None:
+        if not self._previous:
+            return None
+        prev = self._previous[-1]
+        if changes(prev, view) == 0:
+            return prev
+        return None
+
+    def _take_back(self, prev: Board, obs: Observation) -> list[RefereeEvent]:
+        last = self.record[-1] if self.record else None
+        undone = last.text if last else "the last move"
+        moved = self.board.differences(prev)
+        text = _reverse_text(last.text if last else "", self.board)
+        events = [
+            RefereeEvent(EventType.MOVE, obs.frame, obs.time_s, text, tuple(moved),
+                         f"move {undone} taken back"),
+            RefereeEvent(EventType.ILLEGAL, obs.frame, obs.time_s, text, tuple(moved),
+                         f"move {undone} taken back"),
+        ]
+        if self.config.policy is Policy.INSIST:
+            self.restore = {sq: self.board.piece_at(sq) for sq in moved}
+            return events[1:]
+        mover = self.board.turn.other
+        self.board = prev.copy()
+        self._previous.pop()
+        self.record.append(RecordedMove(text, mover, False, [comment_text(events[1])],
+                                        self.board.fen(), obs.frame))
+        self._new_turn(obs.displaced)
+        return events
+
+    def _finish(self, r: Reading, obs: Observation, forced: bool) -> list[RefereeEvent]:
+        """Close the move `r`: report it and its irregularities, then follow the policy."""
+        board = self.board
+        legal = board.legal_moves
+        text = played_name(board, r.path, r.captured, legal)
+        faults = self._faults(r, obs, text, legal, forced)
+        penalised = [e for e in faults if e.penalised]
+        move_event = RefereeEvent(EventType.MOVE, obs.frame, obs.time_s, text,
+                                  (r.path[0], r.path[-1]),
+                                  "" if not penalised else "irregular move")
+        if self.config.policy is Policy.INSIST and penalised:
+            self.restore = {sq: board.piece_at(sq) for sq in _squares_to_restore(board, r)}
+            touch = [e for e in penalised if e.type is EventType.TOUCH_MOVE]
+            if touch:
+                self.must_play = frozenset(s for s in touch[0].squares
+                                           if any(m.from_square == s for m in legal))
+            self._pending, self._pending_since = [], None
+            return faults
+        self._previous.append(board.copy())
+        turn_after = board.turn.other if r.color is board.turn else board.turn
+        if r.kind is Kind.LEGAL and r.move is not None and not _leftover(r, forced):
+            board.push(r.move)
+        else:
+            self.board = _as_it_stands(board, r, forced, turn_after)
+        self.record.append(RecordedMove(text, r.color, not penalised,
+                                        [comment_text(e) for e in faults], self.board.fen(),
+                                        obs.frame))
+        self.must_play = frozenset()
+        self._new_turn(obs.displaced)
+        return [move_event] + faults
+
+    def _faults(self, r: Reading, obs: Observation, text: str, legal: list[Move],
+                forced: bool) -> list[RefereeEvent]:
+        board = self.board
+        name = board.square_name
+        out: list[RefereeEvent] = []
+
+        def add(kind: EventType, squares: tuple[int, ...], detail: str,
+                penalised: bool = True) -> None:
+            out.append(RefereeEvent(kind, obs.frame, obs.time_s, text, squares, detail,
+                                    penalised))
+
+        ends = (r.path[0], r.path[-1])
+        if r.kind is Kind.IGNORED_CAPTURE:
+            due = ", ".join(board.move_name(m, legal) for m in legal)
+            add(EventType.MANDATORY_CAPTURE, ends,
+                f"{text} is not a capture, but a capture was due ({due})")
+        elif r.kind in (Kind.FEWER, Kind.STOPPED_SHORT):
+            add(EventType.MAJORITY, ends + r.captured, r.detail)
+        elif r.kind in (Kind.ILLEGAL, Kind.OUT_OF_TURN):
+            add(EventType.ILLEGAL, ends, r.detail)
+        # Touching: the mover's other pieces lifted or displaced during the move.
+        if r.color is board.turn:
+            touched = sorted(s for s in self._touched
+                             if s != r.path[0] and s not in r.removed_own
+                             and s not in r.captured and s not in r.removed_extra)
+            mine = [s for s in touched if _color_at(board, s) is r.color]
+            theirs = [s for s in touched if _color_at(board, s) is r.color.other]
+            if mine:
+                movable = [s for s in mine if any(m.from_square == s for m in legal)]
+                parts = ", ".join(
+                    f"{name(s)} ({self._touched[s][0]}, "
+                    f"{'could legally move' if s in movable else 'could not legally move'})"
+                    for s in mine)
+                if movable:
+                    add(EventType.TOUCH_MOVE, tuple(mine),
+                        f"touched {parts}, then played {text}")
+                else:
+                    add(EventType.TOUCH_MOVE, tuple(mine),
+                        f"touched {parts}, then played {text}; none of them could move: "
+                        f"no penalty", penalised=False)
+            elif self.must_play and r.path[0] not in self.must_play:
+                squares = tuple(sorted(self.must_play))
+                names = ", ".join(name(s) for s in squares)
+                add(EventType.TOUCH_MOVE, squares,
+                    f"the touched piece on {names} had to be played, not {text}")
+            if theirs:
+                names = ", ".join(name(s) for s in theirs)
+                add(EventType.TOUCH_MOVE, tuple(theirs),
+                    f"adjusted without announcing: opponent's piece(s) {names}",
+                    penalised=False)
+        # Removal of pieces.
+        if r.removed_extra:
+            sq = tuple(sorted(r.removed_extra))
+            add(EventType.REMOVAL, sq, "removed piece(s) that were not captured: "
+                + ", ".join(name(s) for s in sq))
+        if r.removed_own:
+            sq = tuple(sorted(r.removed_own))
+            add(EventType.REMOVAL, sq, "removed own piece(s): " + ", ".join(name(s) for s in sq))
+        early = self._removed_early(r)
+        if early:
+            add(EventType.REMOVAL, early, "removed " + ", ".join(name(s) for s in early)
+                + " before the capture was complete")
+        if forced and (r.left or r.unseen):
+            left = tuple(s for s in r.captured if s in r.left or s in r.unseen)
+            if r.removed:
+                done = ", ".join(name(s) for s in r.captured if s in r.removed)
+                add(EventType.REMOVAL, left, f"removal interrupted: removed {done}, left "
+                    + ", ".join(name(s) for s in left))
+            else:
+                add(EventType.REMOVAL, left, "captured piece(s) not removed: "
+                    + ", ".join(name(s) for s in left))
+        return out
+
+    def _removed_early(self, r: Reading) -> tuple[int, ...]:
+        """Captured pieces seen gone on a still board while the capturing piece had not moved."""
+        if not r.captured or r.path[0] == r.path[-1]:
+            return ()
+        g = self.board.geometry
+        frm = g.mask_of[r.path[0]]
+        early: set[int] = set()
+        for v in self._stable_views[:-1]:
+            if not (v.side(r.color) & frm):
+                continue
+            for sq in r.captured:
+                m = g.mask_of[sq]
+                if v.known & m and not (v.white | v.black) & m:
+                    early.add(sq)
+        return tuple(s for s in r.captured if s in early)
+
+    def _unreadable(self, view: View, readings: list[Reading], obs: Observation
+                    ) -> list[RefereeEvent]:
+        key = (view.known, view.white, view.black)
+        if key in self._unreadable_reported:
+            return []
+        self._unreadable_reported.add(key)
+        board = self.board
+        g = board.geometry
+        diff = g.squares_of(changes(board, view))
+        parts = []
+        for sq in diff:
+            want = board.piece_at(sq)
+            m = g.mask_of[sq]
+            seen = "white" if view.white & m else "black" if view.black & m else "empty"
+            parts.append(f"{board.square_name(sq)}: expected "
+                         f"{want.value.replace('_', ' ') if want else 'empty'}, seen {seen}")
+        keys = {r.key: r for r in readings}
+        if len(keys) > 1:
+            names = ", ".join(played_name(board, r.path, r.captured) for r in keys.values())
+            why = f"several moves fit equally ({names})"
+        else:
+            why = "no move fits"
+        return [RefereeEvent(EventType.UNREADABLE, obs.frame, obs.time_s, "", tuple(diff),
+                             f"{why}; " + "; ".join(parts))]
+
+    def _emit(self, events: list[RefereeEvent]) -> list[RefereeEvent]:
+        self.events.extend(events)
+        return events
+
+
+# -- choosing among readings --------------------------------------------------------------
+@dataclass(frozen=True)
+class _Accept:
+    reading: Reading
+
+
+@dataclass(frozen=True)
+class _Wait:
+    readings: list[Reading]
+
+
+@dataclass(frozen=True)
+class _Unclear:
+    readings: list[Reading]
+
+
+def _choose(readings: list[Reading]) -> _Accept | _Wait | _Unclear:
+    """Accept the best complete reading, wait while a capture's removal may be under way."""
+    if not readings:
+        return _Unclear([])
+    complete = [r for r in readings if r.removal_done]
+    pending = [r for r in readings if not r.removal_done]
+    best_faults = min((r.fault_count() for r in complete), default=None)
+    if pending and (best_faults is None
+                    or min(r.fault_count() for r in pending) <= best_faults):
+        return _Wait(pending)
+    assert best_faults is not None
+    best = [r for r in complete if r.fault_count() == best_faults]
+    # A reading that explains the removed pieces as captured beats one that calls them removed
+    # without cause; after that, legal beats out-of-turn beats illegal.
+    if len({r.key for r in best}) == 1:
+        return _Accept(best[0])
+    return _Unclear(best)
+
+
+def _leftover(r: Reading, forced: bool) -> bool:
+    return bool(r.removed_extra or r.removed_own or (forced and (r.left or r.unseen)))
+
+
+def _color_at(board: Board, sq: int) -> Color | None:
+    p = board.piece_at(sq)
+    return p.color if p else None
+
+
+def _squares_to_restore(board: Board, r: Reading) -> list[int]:
+    sq = {r.path[0], r.path[-1]} | r.removed | r.removed_extra | r.removed_own
+    return sorted(sq)
+
+
+def _as_it_stands(board: Board, r: Reading, forced: bool, turn: Color) -> Board:
+    """The position after an irregular move: what is on the board now, by the rules' reading."""
+    base = board.placement()
+    piece = base.piece_at(r.path[0])
+    assert piece is not None
+    base.set_piece_at(r.path[0], None)
+    for sq in r.removed | r.removed_extra | r.removed_own:
+        base.set_piece_at(sq, None)
+    if not forced:
+        for sq in r.unseen:
+            base.set_piece_at(sq, None)
+    if r.promotes and not piece.is_king:
+        piece = Piece.of(piece.color, king=True)
+    base.set_piece_at(r.path[-1], piece)
+    return Board.from_base(base, turn)
+
+
+def _reverse_text(text: str, board: Board) -> str:
+    for sep in ("x", ":", "-"):
+        if sep in text:
+            parts = text.split(sep)
+            return f"{parts[-1]}-{parts[0]}"
+    return text

@@ -1,0 +1,105 @@
+"""What the referee reports: events, the policy for irregular moves, and the scorer's record.
+
+An event is one thing a referee or opponent would call: a move, or one irregularity of RULES.md
+s.1 ("Touching and completing a move", "Irregularities"), with the squares involved.  Events
+carry internal squares; `as_json` names them in the variant's notation (`c3` or `22`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from game.board import BaseBoard, Color
+
+
+class EventType(StrEnum):
+    MOVE = "move"
+    TOUCH_MOVE = "touch_move"
+    MANDATORY_CAPTURE = "mandatory_capture"
+    MAJORITY = "majority"
+    REMOVAL = "removal"
+    ILLEGAL = "illegal"
+    UNREADABLE = "unreadable"
+
+
+class Policy(StrEnum):
+    """What happens after an irregularity (RULES.md: the opponent decides).
+
+    INSIST: the position must be put back (the referee lists the squares) and the move replayed.
+    ACCEPT: play on from the position as it stands; the irregularity is recorded as a comment.
+    RECORD: two people play; like ACCEPT, every irregularity is recorded and shown.
+    """
+
+    INSIST = "insist"
+    ACCEPT = "accept"
+    RECORD = "record"
+
+
+@dataclass(frozen=True)
+class RefereeEvent:
+    type: EventType
+    frame: int
+    time_s: float
+    move: str  # the move in PDN ('c3-d4', 'c3xe5'), '' when no move is involved
+    squares: tuple[int, ...]  # internal squares
+    detail: str = ""
+    # False for reports that are not irregularities (an unannounced adjustment, a touched piece
+    # that could not have moved): shown and recorded, but they do not make the move irregular.
+    penalised: bool = True
+
+    def as_json(self, board: BaseBoard) -> dict[str, object]:
+        """The JSON-lines form of `damas replay --events`."""
+        return {"frame": self.frame, "type": self.type.value, "move": self.move,
+                "squares": [board.square_name(s) for s in self.squares], "detail": self.detail}
+
+
+@dataclass
+class RecordedMove:
+    """One move as a scorer writes it: legal or not, with the referee's comments."""
+
+    text: str
+    color: Color
+    legal: bool
+    comments: list[str] = field(default_factory=list)
+    fen_after: str = ""
+    frame: int = -1
+
+
+def comment_text(event: RefereeEvent) -> str:
+    """The PDN comment for an irregularity (braces are not allowed inside a comment)."""
+    label = event.type.value.replace("_", "-")
+    text = f"{label}: {event.detail}" if event.detail else label
+    return text.replace("{", "(").replace("}", ")")
+
+
+def pdn_movetext(start_turn: Color, moves: list[RecordedMove], result: str = "*") -> str:
+    """Movetext with numbers and `{comments}`, wrapped at 79 columns.
+
+    Moves are numbered by ply from `start_turn`; a move played out of turn is written where it
+    happened (a scorer writes what happened), so the numbering follows the plies, not colours.
+    """
+    tokens: list[str] = []
+    ply = 0 if start_turn is Color.WHITE else 1
+    for i, m in enumerate(moves):
+        number = ply // 2 + 1
+        if ply % 2 == 0:
+            tokens.append(f"{number}.")
+        elif i == 0:
+            tokens.append(f"{number}...")
+        tokens.append(m.text)
+        for c in m.comments:
+            tokens.append("{" + c + "}")
+        ply += 1
+    tokens.append(result)
+    lines: list[str] = []
+    line = ""
+    for tok in tokens:
+        if line and len(line) + 1 + len(tok) > 79:
+            lines.append(line)
+            line = tok
+        else:
+            line = f"{line} {tok}" if line else tok
+    if line:
+        lines.append(line)
+    return "\n".join(lines)
