@@ -1,0 +1,53 @@
+"""Tunable numbers of the vision pipeline, in one place (no magic constants in the stages).
+
+Sizes are in board units (one square = 1.0) so they hold for any board and camera distance.
+Colour thresholds are relative to the contrast between the board's own dark and light squares,
+measured in every image, so they do not belong to one board or piece set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+
+@dataclass(frozen=True)
+class PieceGeometry:
+    """Piece size relative to a square; defaults fit a 40 mm square with 30x7 mm discs."""
+
+    radius_sq: float = 0.375
+    height_sq: float = 0.175
+
+
+@dataclass(frozen=True)
+class VisionConfig:
+    pieces: PieceGeometry = PieceGeometry()
+    # Sampling.
+    centre_radius_frac: float = 0.55  # of the piece radius: where the base/top is sampled
+    corner_inset_sq: float = 0.07  # reference patches sit this far inside a square's corners
+    corner_patch_sq: float = 0.12
+    blur_px: int = 3  # box blur before sampling (noise and JPEG blocks)
+    # Occupancy: colour change relative to the board's dark/light contrast.
+    occupied_contrast: float = 0.22
+    occupied_texture: float = 0.35  # std inside the piece region relative to the contrast
+    # King test: the hidden run along the view direction, between a man's and a king's length.
+    king_split: float = 0.5  # where between the two expected lengths the decision falls
+    line_offsets_sq: tuple[float, ...] = (-0.1, 0.0, 0.1)  # profile lines across the square
+    not_board_contrast: float = 0.3  # a profile pixel this far from the board is 'something'
+    max_gap_px: int = 2  # holes in a hidden run (ridges, noise) bridged up to this length
+    # Occlusion: a colour far from board, both piece sets and local light (relative units).
+    foreign_contrast: float = 0.45
+    foreign_light_squares: int = 2
+    # Automatic localisation.
+    locate_max_side_px: int = 640
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> VisionConfig:
+        names = {f.name for f in fields(cls)}
+        unknown = set(data) - names
+        if unknown:
+            raise ValueError(f"vision config: unknown field(s) {sorted(unknown)}")
+        data = dict(data)
+        if isinstance(data.get("pieces"), dict):
+            data["pieces"] = PieceGeometry(**data["pieces"])
+        return cls(**data)

@@ -1,0 +1,97 @@
+"""The board in the camera: from four image corners to a 3D pose that projects any board point.
+
+Board frame, in square units: origin at the outer corner of the playing grid at a1, u along
+rank 1 (towards h1), v along the a-file (towards a8), height w above the playing surface, towards
+the camera.  With intrinsics (calibrated, or estimated from the board's own homography) the pose
+comes from solvePnP on the four grid corners; this is what lets the pipeline ask "where would the
+top face of a piece one or two discs high appear?".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.camera import CameraIntrinsics, estimate_focal_px
+
+# Focal lengths outside this range (in image widths) are not believed when estimated.
+_FOCAL_RANGE_WIDTHS = (0.45, 4.0)
+
+
+@dataclass(frozen=True)
+class BoardPose:
+    grid: int
+    corners_px: np.ndarray  # 4x2 image corners a1, h1, h8, a8 (as seen, i.e. distorted)
+    intrinsics: CameraIntrinsics
+    rvec: np.ndarray
+    tvec: np.ndarray
+    up: float  # +1 or -1: the sign of the board-frame height axis that points at the camera
+    focal_estimated: bool
+
+    def project(self, points_uvw: np.ndarray) -> np.ndarray:
+        """Board points (N x 3: u, v in squares, w = height in squares) -> image pixels (N x 2)."""
+        pts = np.asarray(points_uvw, np.float64).reshape(-1, 3).copy()
+        pts[:, 2] *= self.up
+        px, _ = cv2.projectPoints(pts, self.rvec, self.tvec, self.intrinsics.matrix,
+                                  self.intrinsics.dist_array)
+        return px.reshape(-1, 2)
+
+    def camera_centre(self) -> np.ndarray:
+        """Camera centre in the board frame (u, v, w) with w > 0."""
+        r, _ = cv2.Rodrigues(self.rvec)
+        c = -r.T @ self.tvec.reshape(3)
+        return np.array([c[0], c[1], c[2] * self.up])
+
+    def tilt_deg(self) -> float:
+        r, _ = cv2.Rodrigues(self.rvec)
+        return math.degrees(math.acos(min(1.0, abs(float(r[2, 2])))))
+
+    def reprojection_error_px(self) -> float:
+        n = self.grid
+        obj = np.array([[0, 0, 0], [n, 0, 0], [n, n, 0], [0, n, 0]], np.float64)
+        return float(np.max(np.linalg.norm(self.project(obj) - self.corners_px, axis=1)))
+
+
+def grid_object_points(grid: int) -> np.ndarray:
+    return np.array([[0, 0, 0], [grid, 0, 0], [grid, grid, 0], [0, grid, 0]], np.float64)
+
+
+def pose_from_corners(corners_px: np.ndarray, grid: int, image_size: tuple[int, int],
+                      intrinsics: CameraIntrinsics | None = None) -> BoardPose:
+    """Pose of the board from its four outer grid corners (a1, h1, h8, a8 order).
+
+    Without intrinsics, the focal length is estimated from the board's homography (principal
+    point at the image centre, no distortion); nearly frontal views fall back to a typical lens.
+    """
+    w, h = image_size
+    corners = np.asarray(corners_px, np.float64).reshape(4, 2)
+    estimated = False
+    if intrinsics is None:
+        plane = np.array([[0, 0], [grid, 0], [grid, grid], [0, grid]], np.float64)
+        hom, _ = cv2.findHomography(plane, corners)
+        guess = CameraIntrinsics.guess(w, h)
+        f = estimate_focal_px(hom, w / 2, h / 2) if hom is not None else None
+        lo, hi = _FOCAL_RANGE_WIDTHS
+        if f is not None and lo * w <= f <= hi * w:
+            intrinsics = CameraIntrinsics(w, h, f, f, w / 2, h / 2)
+            estimated = True
+        else:
+            intrinsics = guess
+    elif (intrinsics.width_px, intrinsics.height_px) != (w, h):
+        intrinsics = intrinsics.scaled_to(w, h)
+    obj = grid_object_points(grid)
+    ok, rvec, tvec = cv2.solvePnP(obj, corners.reshape(4, 1, 2), intrinsics.matrix,
+                                  intrinsics.dist_array, flags=cv2.SOLVEPNP_IPPE)
+    if not ok:
+        raise ValueError("could not compute the camera pose from the board corners")
+    r, _ = cv2.Rodrigues(rvec)
+    centre = -r.T @ tvec.reshape(3)
+    up = 1.0 if centre[2] > 0 else -1.0
+    return BoardPose(grid, corners, intrinsics, rvec.reshape(3), tvec.reshape(3), up, estimated)
+
+
+def square_centre(file: int, rank: int) -> tuple[float, float]:
+    return file + 0.5, rank + 0.5

@@ -1,0 +1,197 @@
+"""Classify every playable square from precomputed samples: empty, man, king, occluded.
+
+The stage is pure: an image and `SquareSamples` in, per-square labels and confidences out.
+Colours are compared in L*a*b* after removing the local light: each square's colour is divided
+by its own corner patches (the bare board next to it) and multiplied by the board-wide median,
+so a shadow or a brightness gradient cancels.  Every threshold is a fraction of the contrast
+between the board's own dark and light squares in this very image.
+
+- Occupied: the base disc differs from the bare dark square.
+- Colour: occupied squares split into a lighter and a darker set (2-means in Lab, or the
+  calibrated piece colours when known); the lighter set is "white".
+- King: test which height explains the image.  Around the square, which points of the playing
+  surface are hidden (not board-coloured)?  A cylinder one disc high and one two discs high,
+  each at its best off-centre shift, predict different hidden sets (a king leans further away
+  from the camera); the better prediction wins.
+- Occluded: a colour that is neither board nor either piece set, or a square whose light
+  neighbours are foreign too (a hand or an arm), is reported, never guessed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.colour import ColourModel
+from vision.config import VisionConfig
+from vision.sampling import SquareSamples
+
+EMPTY, WHITE_MAN, BLACK_MAN, WHITE_KING, BLACK_KING, OCCLUDED = range(6)
+
+
+@dataclass(frozen=True)
+class SquareVerdicts:
+    labels: np.ndarray  # (S,) codes above, internal square order
+    confidence: np.ndarray  # (S,)
+    dark_lab: np.ndarray
+    light_lab: np.ndarray
+    white_lab: np.ndarray | None
+    black_lab: np.ndarray | None
+    contrast: float
+
+
+def _to_lab(bgr: np.ndarray) -> np.ndarray:
+    flat = np.clip(bgr.reshape(-1, 1, 3), 0, 255).astype(np.uint8)
+    return cv2.cvtColor(flat, cv2.COLOR_BGR2LAB).reshape(bgr.shape).astype(np.float32)
+
+
+def _sigmoid(x: np.ndarray | float) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.asarray(x, np.float64)))
+
+
+def _two_means(x: np.ndarray, iters: int = 12) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Split rows of x in two by 2-means seeded at the extremes of lightness."""
+    a = x[np.argmax(x[:, 0])].copy()
+    b = x[np.argmin(x[:, 0])].copy()
+    assign = np.zeros(len(x), bool)
+    for _ in range(iters):
+        da = np.linalg.norm(x - a, axis=1)
+        db = np.linalg.norm(x - b, axis=1)
+        assign = da <= db
+        if assign.all() or (~assign).all():
+            break
+        a, b = x[assign].mean(axis=0), x[~assign].mean(axis=0)
+    return a, b, assign
+
+
+def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
+             colours: ColourModel | None = None) -> SquareVerdicts:
+    img = image_bgr
+    if cfg.blur_px > 1:
+        img = cv2.blur(img, (cfg.blur_px, cfg.blur_px))
+    flat = img.reshape(-1, 3).astype(np.float32)
+
+    ref_bgr = np.median(flat[s.ref], axis=1)  # (S, 3)
+    dark_bgr = np.median(ref_bgr, axis=0)
+    probe_bgr = np.median(flat[s.probe], axis=1)  # (L, 3)
+    light_bgr = np.median(probe_bgr, axis=0)
+    gain = np.clip(dark_bgr / np.maximum(ref_bgr, 4.0), 0.3, 3.0)  # (S, 3)
+
+    base_bgr = np.median(flat[s.base], axis=1) * gain
+    top_bgr = np.median(flat[s.top], axis=1) * gain
+    dark_lab = _to_lab(dark_bgr[None])[0]
+    light_lab = _to_lab(light_bgr[None])[0]
+    contrast = max(20.0, float(np.linalg.norm(dark_lab - light_lab)))
+    base_lab = _to_lab(base_bgr)
+    top_lab = _to_lab(top_bgr)
+
+    # -- occupancy ------------------------------------------------------------------------------
+    d_occ = np.linalg.norm(base_lab - dark_lab, axis=1) / contrast
+    occ = d_occ > cfg.occupied_contrast
+    occ_conf = _sigmoid((np.abs(d_occ - cfg.occupied_contrast)) / 0.05) * 2 - 1
+
+    # -- colour sets -----------------------------------------------------------------------------
+    n = len(s.playable)
+    labels = np.full(n, EMPTY)
+    conf = np.clip(occ_conf, 0.0, 1.0)
+    white_lab = black_lab = None
+    piece_lab = 0.5 * (base_lab + top_lab)
+    is_white = np.zeros(n, bool)
+    col_conf = np.ones(n)
+    idx = np.flatnonzero(occ)
+    if colours is not None and colours.has_pieces:
+        white_lab = np.array(colours.white_piece_lab, np.float32)
+        black_lab = np.array(colours.black_piece_lab, np.float32)
+    elif len(idx) >= 2:
+        a, b, _ = _two_means(piece_lab[idx])
+        if np.linalg.norm(a - b) >= 0.3 * contrast:
+            white_lab, black_lab = (a, b) if a[0] >= b[0] else (b, a)
+    if white_lab is not None and black_lab is not None:
+        dw = np.linalg.norm(piece_lab - white_lab, axis=1)
+        db = np.linalg.norm(piece_lab - black_lab, axis=1)
+        is_white = dw < db
+        col_conf = _sigmoid(np.abs(dw - db) / (0.05 * contrast)) * 2 - 1
+    elif len(idx):
+        # One set only on the board: lighter than the board's mean lightness is "white".
+        mid = 0.5 * (dark_lab[0] + light_lab[0])
+        is_white = piece_lab[:, 0] >= mid
+        col_conf = np.full(n, 0.6)
+        m = piece_lab[idx].mean(axis=0)
+        white_lab, black_lab = (m, None) if m[0] >= mid else (None, m)
+
+    # -- kings -----------------------------------------------------------------------------------
+    king = np.zeros(n, bool)
+    king_conf = np.full(n, 0.5)
+    board_colours = np.stack([dark_lab, light_lab])
+    for i in idx:
+        px = s.line_px[i]
+        lab = _to_lab(flat[px.ravel()] * gain[i]).reshape(px.shape + (3,))
+        expected = board_colours[s.line_light[i].astype(int)]
+        seen = np.linalg.norm(lab - expected, axis=2) / contrast > cfg.not_board_contrast
+        t = s.line_t[i]
+        length = max(hidden_run_length(row, t, cfg.max_gap_px) for row in seen)
+        man_len, king_len = s.expected_length[i]
+        split = man_len + cfg.king_split * (king_len - man_len)
+        half = max(1e-3, 0.5 * (king_len - man_len))
+        king[i] = length > split
+        king_conf[i] = float(_sigmoid(abs(length - split) / (0.3 * half))) * 2 - 1
+
+    # -- occlusion -------------------------------------------------------------------------------
+    probe_lab = _to_lab(probe_bgr)
+    light_foreign = (np.linalg.norm((probe_lab - light_lab) * (0.5, 1, 1), axis=1) / contrast
+                     > cfg.foreign_contrast)
+    known = [dark_lab] + [c for c in (white_lab, black_lab) if c is not None]
+    d_known = np.min([np.linalg.norm((base_lab - c) * (0.5, 1, 1), axis=1) for c in known],
+                     axis=0) / contrast
+    occluded = np.zeros(n, bool)
+    for i in range(n):
+        nb = s.light_neighbours[i]
+        n_foreign = int(sum(light_foreign[j] for j in nb))
+        if d_known[i] > cfg.foreign_contrast and n_foreign >= 1:
+            occluded[i] = True
+        elif n_foreign >= cfg.foreign_light_squares and n_foreign * 2 >= len(nb):
+            occluded[i] = True
+
+    for i in range(n):
+        if occluded[i]:
+            labels[i] = OCCLUDED
+            conf[i] = 0.5
+        elif occ[i]:
+            if is_white[i]:
+                labels[i] = WHITE_KING if king[i] else WHITE_MAN
+            else:
+                labels[i] = BLACK_KING if king[i] else BLACK_MAN
+            conf[i] = float(min(conf[i], col_conf[i], king_conf[i]))
+    return SquareVerdicts(labels, np.clip(conf, 0.0, 1.0), dark_lab, light_lab, white_lab,
+                          black_lab, contrast)
+
+
+
+def hidden_run_length(seen: np.ndarray, t: np.ndarray, max_gap: int) -> float:
+    """Length (in t units) of the run of `seen` around t = 0, bridging gaps up to `max_gap`."""
+    i0 = int(np.argmin(np.abs(t)))
+    if not seen[i0]:
+        near = np.flatnonzero(seen[max(0, i0 - max_gap - 1):i0 + max_gap + 2])
+        if len(near) == 0:
+            return 0.0
+        i0 = max(0, i0 - max_gap - 1) + int(near[0])
+    lo = hi = i0
+    gap = 0
+    j = i0
+    while j + 1 < len(seen) and gap <= max_gap:
+        j += 1
+        if seen[j]:
+            hi, gap = j, 0
+        else:
+            gap += 1
+    gap = 0
+    j = i0
+    while j - 1 >= 0 and gap <= max_gap:
+        j -= 1
+        if seen[j]:
+            lo, gap = j, 0
+        else:
+            gap += 1
+    return float(t[hi] - t[lo])

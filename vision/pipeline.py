@@ -1,0 +1,128 @@
+"""One observation of the board: locate (or reuse the located board) -> sample -> classify.
+
+`BoardObserver` is what the game loop holds.  With a fixed camera the board is found once
+(from `--corners`, the calibration file, or automatically) and the sampling plan is reused, so
+each later frame costs only a blur and a few thousand pixel reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from calibration.camera import CameraIntrinsics
+from calibration.colour import ColourModel
+from calibration.store import Calibration
+from game.board import BaseBoard, Piece
+from game.variants import Variant, find_variant
+from vision.config import VisionConfig
+from vision.errors import BoardOutOfView
+from vision.geometry import BoardPose, pose_from_corners
+from vision.observation import BoardObservation
+from vision.pieces import (
+    BLACK_KING,
+    BLACK_MAN,
+    OCCLUDED,
+    WHITE_KING,
+    WHITE_MAN,
+    SquareVerdicts,
+    classify,
+)
+from vision.sampling import SquareSamples, build_samples
+
+_PIECE_OF = {WHITE_MAN: Piece.WHITE_MAN, BLACK_MAN: Piece.BLACK_MAN,
+             WHITE_KING: Piece.WHITE_KING, BLACK_KING: Piece.BLACK_KING}
+
+
+@dataclass(frozen=True)
+class Located:
+    pose: BoardPose
+    samples: SquareSamples
+    confidence: float
+
+
+def check_in_view(corners_px: np.ndarray, image_size: tuple[int, int], margin_px: float = 0.0,
+                  ) -> None:
+    w, h = image_size
+    c = np.asarray(corners_px, np.float64).reshape(4, 2)
+    if not np.all(np.isfinite(c)):
+        raise BoardOutOfView("board corners are not finite numbers")
+    outside = (c[:, 0] < -margin_px) | (c[:, 0] > w - 1 + margin_px) | \
+        (c[:, 1] < -margin_px) | (c[:, 1] > h - 1 + margin_px)
+    if outside.any():
+        names = ", ".join(str(i) for i in np.flatnonzero(outside))
+        raise BoardOutOfView(
+            f"board partly out of view: corner(s) {names} of 4 lie outside the "
+            f"{w}x{h} image")
+
+
+class BoardObserver:
+    def __init__(self, variant: Variant | str = "brazilian", cfg: VisionConfig | None = None,
+                 calibration: Calibration | None = None,
+                 corners_px: np.ndarray | None = None) -> None:
+        self.variant = find_variant(variant) if isinstance(variant, str) else variant
+        self.cfg = cfg or VisionConfig()
+        self.calibration = calibration
+        self.fixed_corners = None if corners_px is None else np.asarray(corners_px, np.float64)
+        self._located: Located | None = None
+        self._located_key: tuple[object, ...] | None = None
+
+    @property
+    def grid(self) -> int:
+        return self.variant.width
+
+    def _intrinsics(self) -> CameraIntrinsics | None:
+        return self.calibration.camera if self.calibration is not None else None
+
+    def _colours(self) -> ColourModel | None:
+        return self.calibration.colours if self.calibration is not None else None
+
+    def _corners_for(self, image: np.ndarray) -> tuple[np.ndarray, float]:
+        h, w = image.shape[:2]
+        if self.fixed_corners is not None:
+            return self.fixed_corners, 1.0
+        cal = self.calibration
+        if cal is not None and cal.board is not None:
+            b = cal.board
+            sx, sy = w / b.image_width_px, h / b.image_height_px
+            return np.array(b.corners_px, np.float64) * (sx, sy), 1.0
+        from vision.locate import find_board
+
+        found = find_board(image, self.grid, self.cfg)
+        return found.corners_px, found.confidence
+
+    def locate(self, image: np.ndarray) -> Located:
+        h, w = image.shape[:2]
+        key: tuple[object, ...] = (w, h)
+        if self._located is not None and self._located_key == key and (
+                self.fixed_corners is not None or (self.calibration is not None
+                                                   and self.calibration.board is not None)):
+            return self._located
+        corners, conf = self._corners_for(image)
+        check_in_view(corners, (w, h))
+        pose = pose_from_corners(corners, self.grid, (w, h), self._intrinsics())
+        samples = build_samples(pose, (w, h), self.cfg)
+        located = Located(pose, samples, conf)
+        self._located, self._located_key = located, key
+        return located
+
+    def observe(self, image: np.ndarray) -> BoardObservation:
+        located = self.locate(image)
+        verdicts = classify(image, located.samples, self.cfg, self._colours())
+        return self._to_observation(verdicts, located)
+
+    def _to_observation(self, v: SquareVerdicts, located: Located) -> BoardObservation:
+        board = BaseBoard.empty(self.variant)
+        occluded = set()
+        confidence = {}
+        for sq, code in enumerate(v.labels):
+            confidence[sq] = float(v.confidence[sq])
+            if code == OCCLUDED:
+                occluded.add(sq)
+            elif int(code) in _PIECE_OF:
+                board.set_piece_at(sq, _PIECE_OF[int(code)])
+        corners = tuple((float(x), float(y)) for x, y in located.pose.corners_px)
+        return BoardObservation(board, confidence, frozenset(occluded), corners,
+                                located.confidence,
+                                {"contrast": v.contrast, "tilt_deg": located.pose.tilt_deg()})

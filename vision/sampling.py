@@ -1,0 +1,147 @@
+"""Where to look in the image for each square: computed once per board pose, reused per frame.
+
+For a fixed camera the pose does not change between frames, so all projection work (including
+lens distortion) happens here once; a frame then costs a blur and a few thousand pixel reads.
+
+Per playable square:
+- `base`: a disc around the square's centre on the playing surface.  Any piece standing there
+  hides it, whatever the viewing angle (the ray to it enters the piece's cylinder first).
+- `top`: the same disc lifted to the height of one disc: the top face of a man.
+- `ref`: patches just inside the four corners, which no centred round piece covers: the
+  square's own colour under the local light.
+- `line`: profile lines on the playing surface through the square's centre, pointing away from
+  the camera, sampled about every pixel.  A piece hides a run of each line from its base's near
+  edge to where its top face's far edge appears; that run is 2R + H*d/(Zc - H) long for a
+  piece of height H (d: horizontal distance to the camera), whatever its off-centre shift, so
+  the measured length tells one disc from two (`expected_length`).
+Per light square: `probe` points on its half away from the camera (pieces lean away from the
+camera, into the near half of the light square behind them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.config import VisionConfig
+from vision.geometry import BoardPose
+
+
+@dataclass(frozen=True)
+class SquareSamples:
+    grid: int
+    image_size: tuple[int, int]
+    playable: tuple[tuple[int, int], ...]  # (file, rank) per playable square, internal order
+    light: tuple[tuple[int, int], ...]
+    base: np.ndarray  # (S, P) flat pixel indices
+    top: np.ndarray  # (S, P)
+    ref: np.ndarray  # (S, R)
+    line_px: tuple[np.ndarray, ...]  # per playable square: (lines, T) pixels of profile lines
+    line_t: tuple[np.ndarray, ...]  # (T,) position along the line, squares from the centre
+    line_light: tuple[np.ndarray, ...]  # (lines, T) the point lies on a light square
+    expected_length: tuple[tuple[float, float], ...]  # hidden run length for a man, a king
+    probe: np.ndarray  # (L, Q)
+    light_neighbours: tuple[tuple[int, ...], ...]  # per playable square: indices into `light`
+    square_px: float  # typical side of a square in pixels
+
+
+def _disc(radius: float, rings: int = 3) -> np.ndarray:
+    pts = [(0.0, 0.0)]
+    for i in range(1, rings + 1):
+        r = radius * i / rings
+        n = 6 * i
+        for k in range(n):
+            a = 2 * np.pi * (k + 0.5 * (i % 2)) / n
+            pts.append((r * np.cos(a), r * np.sin(a)))
+    return np.array(pts)
+
+
+def _flat_index(px: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    w, h = size
+    x = np.clip(np.round(px[..., 0]), 0, w - 1).astype(np.int64)
+    y = np.clip(np.round(px[..., 1]), 0, h - 1).astype(np.int64)
+    return y * w + x
+
+
+def build_samples(pose: BoardPose, image_size: tuple[int, int],
+                  cfg: VisionConfig) -> SquareSamples:
+    n = pose.grid
+    geo_playable = [(f, r) for r in range(n) for f in range(n) if (f + r) % 2 == 0]
+    # Internal order of game.geometry: rank by rank, file ascending over playable squares.
+    light = [(f, r) for r in range(n) for f in range(n) if (f + r) % 2 == 1]
+    rad = cfg.pieces.radius_sq
+    hgt = cfg.pieces.height_sq
+    disc = _disc(cfg.centre_radius_frac * rad)
+    inset, patch = cfg.corner_inset_sq, cfg.corner_patch_sq
+    g = np.linspace(0, patch, 3)
+    corner_offsets = []
+    for cu, su in ((0.0, 1), (1.0, -1)):
+        for cv, sv in ((0.0, 1), (1.0, -1)):
+            for a in g:
+                for b in g:
+                    corner_offsets.append((cu + su * (inset + a), cv + sv * (inset + b)))
+    corner_offsets_arr = np.array(corner_offsets)
+    cam = pose.camera_centre()
+
+    base_pts, top_pts, ref_pts = [], [], []
+    for f, r in geo_playable:
+        cu, cv = f + 0.5, r + 0.5
+        d = disc + (cu, cv)
+        base_pts.append(np.column_stack([d, np.zeros(len(d))]))
+        top_pts.append(np.column_stack([d, np.full(len(d), hgt)]))
+        ref_pts.append(np.column_stack([corner_offsets_arr + (f, r),
+                                        np.zeros(len(corner_offsets_arr))]))
+    s_count = len(geo_playable)
+    all_pts = np.vstack(base_pts + top_pts + ref_pts)
+    px = pose.project(all_pts)
+    pb = len(disc)
+    base_px = px[:s_count * pb].reshape(s_count, pb, 2)
+    top_px = px[s_count * pb:2 * s_count * pb].reshape(s_count, pb, 2)
+    ref_px = px[2 * s_count * pb:].reshape(s_count, -1, 2)
+
+    side_px = float(np.mean([np.linalg.norm(pose.corners_px[i] - pose.corners_px[(i + 1) % 4])
+                             for i in range(4)])) / n
+    step = 0.8 / max(side_px, 8.0)  # a little under one pixel
+    lines_px, lines_t, lines_light, expect = [], [], [], []
+    for f, r in geo_playable:
+        c = np.array([f + 0.5, r + 0.5])
+        away = c - cam[:2]
+        dist = float(np.linalg.norm(away))
+        away = away / dist if dist > 1e-6 else np.array([0.0, 1.0])
+        side = np.array([-away[1], away[0]])
+        deltas = [hh * (dist + rad) / max(cam[2] - hh, 1e-6) for hh in (hgt, 2 * hgt)]
+        t = np.arange(-rad - 0.3, rad + deltas[1] + 0.3, step)
+        pts = np.vstack([c + np.outer(t, away) + b * side for b in cfg.line_offsets_sq])
+        pts = np.clip(pts, 0.01, n - 0.01)
+        lines_px.append(_flat_index(pose.project(np.column_stack([pts, np.zeros(len(pts))])),
+                                    image_size).reshape(len(cfg.line_offsets_sq), len(t)))
+        lines_t.append(t)
+        lines_light.append((np.floor(pts).astype(int).sum(axis=1) % 2 == 1).reshape(
+            len(cfg.line_offsets_sq), len(t)))
+        expect.append((2 * rad + deltas[0], 2 * rad + deltas[1]))
+
+    probes = []
+    q = np.linspace(-0.2, 0.2, 3)
+    for f, r in light:
+        c = np.array([f + 0.5, r + 0.5])
+        away = c - cam[:2]
+        norm = float(np.linalg.norm(away))
+        away = away / norm if norm > 1e-6 else np.array([0.0, 1.0])
+        side = np.array([-away[1], away[0]])
+        pts = [c + 0.22 * away + a * side + b * away for a in q for b in (-0.05, 0.1)]
+        probes.append(np.column_stack([np.array(pts), np.zeros(len(pts))]))
+    probe_px = pose.project(np.vstack(probes)).reshape(len(light), -1, 2)
+
+    light_index = {fr: i for i, fr in enumerate(light)}
+    neighbours = []
+    for f, r in geo_playable:
+        nb = [light_index[(f + df, r + dr)] for df, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))
+              if (f + df, r + dr) in light_index]
+        neighbours.append(tuple(nb))
+
+    return SquareSamples(n, image_size, tuple(geo_playable), tuple(light),
+                         _flat_index(base_px, image_size), _flat_index(top_px, image_size),
+                         _flat_index(ref_px, image_size), tuple(lines_px), tuple(lines_t),
+                         tuple(lines_light), tuple(expect),
+                         _flat_index(probe_px, image_size), tuple(neighbours), side_px)
