@@ -76,6 +76,10 @@ CASES = [
     ("spanish+free: free choice among equal counts", "spanish+free", "W:W10:B13,K14,32",
      {"10x17", "10x19"}),
     # International: men capture backwards on 10x10 (28 takes 33 landing 39; W on 28 = d7...)
+    # International (b10=1 .. a1=46): d4(32) x c5(27) lands b6(21), then x c7(17) to d8(12);
+    # 32x28 to f6(23) takes only one: majority
+    ("international: majority over a backward-capable chain", "international",
+     "W:W32:B27,28,17", {"32x12"}),
     ("international: flying king on the long diagonal", "international", "W:WK46:B5",
      {"46-41", "46-37", "46-32", "46-28", "46-23", "46-19", "46-14", "46-10"}),
 ]
