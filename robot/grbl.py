@@ -154,7 +154,11 @@ class Grbl:
             if time.monotonic() >= deadline:
                 return None
             try:
-                chunk = self.port.read(256)
+                # read(1) returns as soon as a byte arrives; then take whatever is waiting.
+                chunk = self.port.read(1)
+                waiting = getattr(self.port, "in_waiting", 0) if chunk else 0
+                if waiting:
+                    chunk += self.port.read(waiting)
             except Exception as e:
                 raise GantryDisconnected(f"GRBL link lost while reading: {e}") from None
             if chunk:
