@@ -302,11 +302,13 @@ class Grbl:
                 self._ack(line)
         return self.last_status
 
-    def wait_idle(self, timeout_s: float | None = None) -> Status:
+    def wait_idle(self, timeout_s: float | None = None, sync: bool = True) -> Status:
         """Block until every queued move has finished: `G4 P0` is acknowledged only when the
-        planner is empty; then confirm with a status report."""
+        planner is empty; then confirm with a status report.  `sync=False` only polls `?`
+        (GRBL refuses G-code while jogging)."""
         timeout = timeout_s or self.motion_timeout_s
-        self.command("G4 P0", timeout_s=timeout)
+        if sync:
+            self.command("G4 P0", timeout_s=timeout)
         deadline = time.monotonic() + timeout
         while True:
             st = self.status()

@@ -307,9 +307,9 @@ class GrblEmulator:
         if not line:
             self._say("ok")
             return True
-        if self.alarm is not None:
+        if self.alarm is not None or (self.motion.queue and self.motion.queue[0].jog):
             self.lines_received.append(line)
-            self._say("error:9")
+            self._say("error:9")  # G-code is locked out in the Alarm and Jog states
             return True
         flushes = self._flushes
         result = self._gcode(line)
