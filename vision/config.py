@@ -23,15 +23,18 @@ class PieceGeometry:
 class VisionConfig:
     pieces: PieceGeometry = PieceGeometry()
     # Sampling.
-    centre_radius_frac: float = 0.55  # of the piece radius: where the base/top is sampled
+    centre_radius_frac: float = 0.8  # of the piece radius: where the base/top is sampled
     corner_inset_sq: float = 0.07  # reference patches sit this far inside a square's corners
     corner_patch_sq: float = 0.12
     blur_px: int = 3  # box blur before sampling (noise and JPEG blocks)
     # Occupancy: colour change relative to the board's dark/light contrast.
     occupied_contrast: float = 0.22
+    occupied_share: float = 0.35  # of the base disc that must differ from the bare square
     occupied_texture: float = 0.35  # std inside the piece region relative to the contrast
     # King test: the hidden run along the view direction, between a man's and a king's length.
     king_split: float = 0.5  # where between the two expected lengths the decision falls
+    min_king_px: float = 4.0  # below this man/king image difference, do not call kings
+    measure_height: bool = True  # estimate the disc height from the men in view
     line_offsets_sq: tuple[float, ...] = (-0.1, 0.0, 0.1)  # profile lines across the square
     not_board_contrast: float = 0.3  # a profile pixel this far from the board is 'something'
     max_gap_px: int = 2  # holes in a hidden run (ridges, noise) bridged up to this length

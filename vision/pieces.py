@@ -73,11 +73,16 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         img = cv2.blur(img, (cfg.blur_px, cfg.blur_px))
     flat = img.reshape(-1, 3).astype(np.float32)
 
-    ref_bgr = np.median(flat[s.ref], axis=1)  # (S, 3)
-    dark_bgr = np.median(ref_bgr, axis=0)
+    patches = np.median(flat[s.ref].reshape(len(s.playable), 4, -1, 3), axis=2)  # (S, 4, 3)
+    dark_bgr = np.median(patches.reshape(-1, 3), axis=0)
+    # Per square, the two corner patches nearest the board's dark colour: a big or off-centre
+    # piece may cover a corner or two, and must not be mistaken for the local light.
+    closeness = np.linalg.norm(patches - dark_bgr, axis=2)
+    best = np.argsort(closeness, axis=1)[:, :2]
+    ref_bgr = np.take_along_axis(patches, best[..., None], axis=1).mean(axis=1)
     probe_bgr = np.median(flat[s.probe], axis=1)  # (L, 3)
     light_bgr = np.median(probe_bgr, axis=0)
-    gain = np.clip(dark_bgr / np.maximum(ref_bgr, 4.0), 0.3, 3.0)  # (S, 3)
+    gain = np.clip(dark_bgr / np.maximum(ref_bgr, 4.0), 0.4, 2.5)  # (S, 3)
 
     base_bgr = np.median(flat[s.base], axis=1) * gain
     top_bgr = np.median(flat[s.top], axis=1) * gain
@@ -88,16 +93,25 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     top_lab = _to_lab(top_bgr)
 
     # -- occupancy ------------------------------------------------------------------------------
-    d_occ = np.linalg.norm(base_lab - dark_lab, axis=1) / contrast
-    occ = d_occ > cfg.occupied_contrast
-    occ_conf = _sigmoid((np.abs(d_occ - cfg.occupied_contrast)) / 0.05) * 2 - 1
+    # Share of the base disc that is not bare dark square: robust to pieces standing off-centre.
+    base_px = _to_lab(flat[s.base] * gain[:, None, :])
+    not_board = np.linalg.norm(base_px - dark_lab, axis=2) / contrast > cfg.occupied_contrast
+    share = not_board.mean(axis=1)
+    occ = share > cfg.occupied_share
+    occ_conf = _sigmoid(np.abs(share - cfg.occupied_share) / 0.08) * 2 - 1
+    if occ.any():
+        # A piece is seen where most of the disc differs; use those pixels for its colour.
+        sel = not_board[..., None]
+        cnt = np.maximum(not_board.sum(axis=1), 1)[:, None]
+        piece_only = (base_px * sel).sum(axis=1) / cnt
+        base_lab = np.where(occ[:, None], piece_only, base_lab)
 
     # -- colour sets -----------------------------------------------------------------------------
     n = len(s.playable)
     labels = np.full(n, EMPTY)
     conf = np.clip(occ_conf, 0.0, 1.0)
     white_lab = black_lab = None
-    piece_lab = 0.5 * (base_lab + top_lab)
+    piece_lab = base_lab
     is_white = np.zeros(n, bool)
     col_conf = np.ones(n)
     idx = np.flatnonzero(occ)
@@ -125,18 +139,31 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     king = np.zeros(n, bool)
     king_conf = np.full(n, 0.5)
     board_colours = np.stack([dark_lab, light_lab])
+    excess = np.full(n, np.nan)
     for i in idx:
-        px = s.line_px[i]
-        lab = _to_lab(flat[px.ravel()] * gain[i]).reshape(px.shape + (3,))
-        expected = board_colours[s.line_light[i].astype(int)]
-        seen = np.linalg.norm(lab - expected, axis=2) / contrast > cfg.not_board_contrast
-        t = s.line_t[i]
-        length = max(hidden_run_length(row, t, cfg.max_gap_px) for row in seen)
-        man_len, king_len = s.expected_length[i]
-        split = man_len + cfg.king_split * (king_len - man_len)
-        half = max(1e-3, 0.5 * (king_len - man_len))
-        king[i] = length > split
-        king_conf[i] = float(_sigmoid(abs(length - split) / (0.3 * half))) * 2 - 1
+        lengths = []
+        for px_, t_, light_ in ((s.line_px[i], s.line_t[i], s.line_light[i]),
+                                (s.cross_px[i], s.cross_t[i], s.cross_light[i])):
+            lab = _to_lab(flat[px_.ravel()] * gain[i]).reshape(px_.shape + (3,))
+            expected = board_colours[light_.astype(int)]
+            seen = np.linalg.norm(lab - expected, axis=2) / contrast > cfg.not_board_contrast
+            lengths.append(max(hidden_run_length(row, t_, cfg.max_gap_px) for row in seen))
+        # Along the view minus across it: the lean of the top face, free of the piece's size.
+        excess[i] = lengths[0] - lengths[1]
+    # Piece height: configured, or measured from the pieces themselves (most are men).
+    height = cfg.pieces.height_sq
+    lean = s.unit_lean
+    resolvable = [i for i in idx if lean[i] * height * s.square_px >= cfg.min_king_px]
+    if cfg.measure_height and len(resolvable) >= 4:
+        ratios = np.array([excess[i] / max(lean[i], 1e-6) for i in resolvable])
+        height = float(np.clip(np.percentile(ratios, 30), 0.5 * height, 2.0 * height))
+    for i in idx:
+        step_px = lean[i] * height * s.square_px  # man-to-king difference in pixels
+        if step_px < cfg.min_king_px:
+            continue  # too steep a view to tell one disc from two: say man, unsure
+        split = lean[i] * height * (1.0 + cfg.king_split)
+        king[i] = excess[i] > split
+        king_conf[i] = float(_sigmoid(abs(excess[i] - split) / (0.25 * lean[i] * height))) * 2 - 1
 
     # -- occlusion -------------------------------------------------------------------------------
     probe_lab = _to_lab(probe_bgr)

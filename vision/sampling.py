@@ -41,6 +41,10 @@ class SquareSamples:
     line_t: tuple[np.ndarray, ...]  # (T,) position along the line, squares from the centre
     line_light: tuple[np.ndarray, ...]  # (lines, T) the point lies on a light square
     expected_length: tuple[tuple[float, float], ...]  # hidden run length for a man, a king
+    cross_px: tuple[np.ndarray, ...]  # (3, T') profile lines across the view direction
+    cross_t: tuple[np.ndarray, ...]
+    cross_light: tuple[np.ndarray, ...]
+    unit_lean: np.ndarray  # (S,) extra hidden length per unit of piece height (squares)
     probe: np.ndarray  # (L, Q)
     light_neighbours: tuple[tuple[int, ...], ...]  # per playable square: indices into `light`
     square_px: float  # typical side of a square in pixels
@@ -104,6 +108,7 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
                              for i in range(4)])) / n
     step = 0.8 / max(side_px, 8.0)  # a little under one pixel
     lines_px, lines_t, lines_light, expect = [], [], [], []
+    cross_px, cross_t, cross_light, unit_lean = [], [], [], []
     for f, r in geo_playable:
         c = np.array([f + 0.5, r + 0.5])
         away = c - cam[:2]
@@ -120,6 +125,14 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
         lines_light.append((np.floor(pts).astype(int).sum(axis=1) % 2 == 1).reshape(
             len(cfg.line_offsets_sq), len(t)))
         expect.append((2 * rad + deltas[0], 2 * rad + deltas[1]))
+        unit_lean.append((dist + rad) / max(cam[2], 1e-6))
+        tc = np.arange(-rad - 0.3, rad + 0.3, step)
+        cpts = np.vstack([c + np.outer(tc, side) + a * away for a in (-0.1, 0.0, 0.1)])
+        cpts = np.clip(cpts, 0.01, n - 0.01)
+        cross_px.append(_flat_index(pose.project(np.column_stack([cpts, np.zeros(len(cpts))])),
+                                    image_size).reshape(3, len(tc)))
+        cross_t.append(tc)
+        cross_light.append((np.floor(cpts).astype(int).sum(axis=1) % 2 == 1).reshape(3, len(tc)))
 
     probes = []
     q = np.linspace(-0.2, 0.2, 3)
@@ -143,5 +156,6 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
     return SquareSamples(n, image_size, tuple(geo_playable), tuple(light),
                          _flat_index(base_px, image_size), _flat_index(top_px, image_size),
                          _flat_index(ref_px, image_size), tuple(lines_px), tuple(lines_t),
-                         tuple(lines_light), tuple(expect),
+                         tuple(lines_light), tuple(expect), tuple(cross_px), tuple(cross_t),
+                         tuple(cross_light), np.array(unit_lean),
                          _flat_index(probe_px, image_size), tuple(neighbours), side_px)

@@ -1,0 +1,140 @@
+"""`damas detect` and `damas calibrate camera|board`: the vision pipeline from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.camera import CameraIntrinsics
+from calibration.store import (
+    BoardCalibration,
+    Calibration,
+    load_calibration,
+    replace_section,
+    save_calibration,
+)
+from game.variants import find_variant
+from vision.annotate import annotate
+from vision.errors import UnreadableImage
+from vision.pipeline import BoardObserver
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("detect", help="read the pieces on a board from one image")
+    p.add_argument("image", metavar="IMAGE")
+    p.add_argument("--variant", default="brazilian")
+    p.add_argument("--corners", default=None,
+                   help='outer grid corners "x,y x,y x,y x,y" in the order a1, h1, h8, a8')
+    p.add_argument("--calibration", default=None, help="calibration file (JSON)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--annotate", default=None, metavar="OUT.png",
+                   help="write the image with the grid and the classification drawn on it")
+    p.set_defaults(func=cmd_detect)
+
+
+def register_calibrate(calib_sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    c = calib_sub.add_parser("camera", help="camera intrinsics from images of a printed chessboard")
+    c.add_argument("images", nargs="+", metavar="IMAGE")
+    c.add_argument("--pattern", default="9x6", help="inner corners of the chessboard, e.g. 9x6")
+    c.add_argument("--square-mm", type=float, default=25.0)
+    c.add_argument("--output", default="calibration.json")
+    c.set_defaults(func=cmd_calibrate_camera)
+
+    b = calib_sub.add_parser("board", help="locate the board once (fixed camera)")
+    b.add_argument("image", metavar="IMAGE")
+    b.add_argument("--variant", default="brazilian")
+    b.add_argument("--corners", default=None, help='"x,y x,y x,y x,y" (a1, h1, h8, a8)')
+    b.add_argument("--square-mm", type=float, default=40.0)
+    b.add_argument("--output", default="calibration.json")
+    b.set_defaults(func=cmd_calibrate_board)
+
+
+def parse_corners(text: str) -> np.ndarray:
+    try:
+        pts = [tuple(float(v) for v in item.split(",")) for item in text.split()]
+    except ValueError:
+        raise ValueError(f"--corners {text!r}: expected four 'x,y' pairs") from None
+    if len(pts) != 4 or any(len(p) != 2 for p in pts):
+        raise ValueError(f"--corners {text!r}: expected four 'x,y' pairs separated by spaces")
+    return np.array(pts, np.float64)
+
+
+def read_image(path: str) -> np.ndarray:
+    if not Path(path).is_file():
+        raise UnreadableImage(f"cannot read image {path!r}: no such file")
+    image = cv2.imread(path, cv2.IMREAD_COLOR)
+    if image is None:
+        raise UnreadableImage(f"cannot read image {path!r}: not a decodable image")
+    return image
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    variant = find_variant(args.variant)
+    image = read_image(args.image)
+    calibration = load_calibration(args.calibration) if args.calibration else None
+    corners = parse_corners(args.corners) if args.corners else None
+    observer = BoardObserver(variant, calibration=calibration, corners_px=corners)
+    obs = observer.observe(image)
+    if args.annotate:
+        out = annotate(image, obs)
+        if not cv2.imwrite(args.annotate, out):
+            raise OSError(f"cannot write {args.annotate!r}")
+    if args.json:
+        print(json.dumps(obs.to_json_dict()))
+    else:
+        print(obs.board)
+        if obs.occluded:
+            names = " ".join(sorted(obs.board.geometry.algebraic(s) for s in obs.occluded))
+            print(f"occluded: {names}")
+        print(obs.fen())
+    return 0
+
+
+def cmd_calibrate_board(args: argparse.Namespace) -> int:
+    variant = find_variant(args.variant)
+    image = read_image(args.image)
+    corners = parse_corners(args.corners) if args.corners else None
+    observer = BoardObserver(variant, corners_px=corners)
+    located = observer.locate(image)
+    h, w = image.shape[:2]
+    board = BoardCalibration(variant.width, tuple((float(x), float(y))
+                                                  for x, y in located.pose.corners_px),
+                             w, h, square_mm=args.square_mm)
+    out = Path(args.output)
+    cal = load_calibration(out) if out.exists() else Calibration()
+    save_calibration(replace_section(cal, board=board), out)
+    print(f"board saved to {out} (tilt {located.pose.tilt_deg():.0f} deg)")
+    return 0
+
+
+def cmd_calibrate_camera(args: argparse.Namespace) -> int:
+    try:
+        cols, rows = (int(v) for v in args.pattern.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"--pattern {args.pattern!r}: expected e.g. 9x6") from None
+    obj = np.zeros((rows * cols, 3), np.float32)
+    obj[:, :2] = np.mgrid[0:cols, 0:rows].T.reshape(-1, 2) * args.square_mm
+    obj_pts, img_pts = [], []
+    size = None
+    for path in args.images:
+        gray = cv2.cvtColor(read_image(path), cv2.COLOR_BGR2GRAY)
+        size = gray.shape[::-1]
+        ok, corners = cv2.findChessboardCornersSB(gray, (cols, rows), flags=cv2.CALIB_CB_ACCURACY)
+        if ok:
+            obj_pts.append(obj)
+            img_pts.append(corners)
+    if len(obj_pts) < 3 or size is None:
+        raise ValueError(f"the {cols}x{rows} chessboard was found in {len(obj_pts)} image(s); "
+                         f"need at least 3")
+    rms, k, dist, _, _ = cv2.calibrateCamera(obj_pts, img_pts, size, None, None)
+    cam = CameraIntrinsics(size[0], size[1], float(k[0, 0]), float(k[1, 1]), float(k[0, 2]),
+                           float(k[1, 2]), tuple(float(v) for v in dist.ravel()[:5]), float(rms))
+    out = Path(args.output)
+    cal = load_calibration(out) if out.exists() else Calibration()
+    save_calibration(replace_section(cal, camera=cam), out)
+    print(f"camera saved to {out} (rms {rms:.2f} px from {len(obj_pts)} images)")
+    return 0
