@@ -16,6 +16,7 @@ from collections.abc import Sequence
 COMMAND_MODULES = (
     "app.commands.rules",
     "app.commands.engine",
+    "app.commands.vision",
     "app.commands.robot",
 )
 
