@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from game.engine.endgame import KingsTable, kings_table, table_applies
 from game.engine.evaluate import EvalFn, make_evaluator
 from game.engine.zobrist import zobrist_keys
 from game.movegen import RawMove, apply_raw, generator_for
@@ -126,6 +127,29 @@ class Searcher:
         self._keys: list[int] = [0] * (MAX_PLY + 1024)
         self._base = 0
         self._max_ext_ply = MAX_PLY
+        self._tables_apply = table_applies(variant)
+        self._tables: KingsTable | None = None
+
+    def _table_score(self, w: int, b: int, k: int, wtm: bool, ply: int, quiet: int,
+                     eid: int | None, eplies: int) -> int | None:
+        """Exact score of a kings v lone king position, or None if the tables do not apply.
+
+        A win counts only if it fits in the plies left by the draw counters."""
+        if self._tables is None:
+            self._tables = kings_table(self.variant.name)
+        v = self._tables.probe(w, b, k, wtm)
+        if v is None:
+            return None
+        left = self.quiet_limit - quiet
+        if eid is not None:
+            left = min(left, self.ending_limits[eid] - eplies)
+        if v > 0:
+            return MATE - ply - v if v <= left else 0
+        if v < 0:
+            return ply - v - MATE if -v <= left else 0
+        if not self.gen.count(w, b, k, wtm):
+            return MATE - ply if self.variant.giveaway else ply - MATE
+        return 0
 
     # ---------------------------------------------------------------- helpers
     def ending_of(self, white: int, black: int, kings: int) -> int | None:
@@ -202,6 +226,10 @@ class Searcher:
         elif eid is not None and eplies >= self.ending_limits[eid]:
             return 0 if gen.count(w, b, k, wtm) else (
                 MATE - ply if self.variant.giveaway else ply - MATE)
+        if k and self._tables_apply and not (w | b) & ~k and (w | b).bit_count() <= 4:
+            ts = self._table_score(w, b, k, wtm, ply, quiet, eid, eplies)
+            if ts is not None:
+                return ts
         if depth <= 0:
             if not gen.has_capture(w, b, k, wtm):
                 return self.evaluate(w, b, k, wtm)
