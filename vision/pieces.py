@@ -81,16 +81,14 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     best = np.argsort(closeness, axis=1)[:, :2]
     ref_bgr = np.take_along_axis(patches, best[..., None], axis=1).mean(axis=1)
     probe_bgr = np.median(flat[s.probe], axis=1)  # (L, 3)
-    light_bgr = np.median(probe_bgr, axis=0)
     gain = np.clip(dark_bgr / np.maximum(ref_bgr, 4.0), 0.4, 2.5)  # (S, 3)
+    light_bgr = np.median(probe_bgr, axis=0)
 
     base_bgr = np.median(flat[s.base], axis=1) * gain
-    top_bgr = np.median(flat[s.top], axis=1) * gain
     dark_lab = _to_lab(dark_bgr[None])[0]
     light_lab = _to_lab(light_bgr[None])[0]
     contrast = max(20.0, float(np.linalg.norm(dark_lab - light_lab)))
     base_lab = _to_lab(base_bgr)
-    top_lab = _to_lab(top_bgr)
 
     # -- occupancy ------------------------------------------------------------------------------
     # Share of the base disc that is not bare dark square: robust to pieces standing off-centre.
@@ -166,7 +164,17 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         king_conf[i] = float(_sigmoid(abs(excess[i] - split) / (0.25 * lean[i] * height))) * 2 - 1
 
     # -- occlusion -------------------------------------------------------------------------------
-    probe_lab = _to_lab(probe_bgr)
+    # Light squares take the light correction of the playable squares around them.
+    light_gain = np.ones((len(s.light), 3), np.float32)
+    acc = np.zeros((len(s.light), 3), np.float32)
+    cnt = np.zeros(len(s.light), np.float32)
+    for i, nb in enumerate(s.light_neighbours):
+        for j in nb:
+            acc[j] += gain[i]
+            cnt[j] += 1
+    has = cnt > 0
+    light_gain[has] = acc[has] / cnt[has, None]
+    probe_lab = _to_lab(probe_bgr * light_gain)
     light_foreign = (np.linalg.norm((probe_lab - light_lab) * (0.5, 1, 1), axis=1) / contrast
                      > cfg.foreign_contrast)
     known = [dark_lab] + [c for c in (white_lab, black_lab) if c is not None]

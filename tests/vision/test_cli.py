@@ -1,0 +1,71 @@
+import json
+import random
+
+import cv2
+import numpy as np
+
+from app.cli import main
+from game.variants import find_variant
+from sim.render import render
+from sim.scene import sample_position, sample_scene, sample_world
+from sim.world import TableSpec
+
+
+def _frame(tmp_path, seed=7):
+    rng = random.Random(seed)
+    spec = TableSpec()
+    variant = find_variant("brazilian")
+    scene = sample_scene(rng, spec, tilt_max_deg=20, hand_probability=0, glare_probability=0,
+                         hard_shadow_probability=0)
+    board = sample_position(rng, variant, king_share=0.0)
+    frame = render(sample_world(rng, board, spec), scene, variant, seed=seed)
+    path = tmp_path / "board.jpg"
+    cv2.imwrite(str(path), frame.image)
+    return frame, path
+
+
+def _corners(c):
+    return " ".join(f"{x:.1f},{y:.1f}" for x, y in c)
+
+
+def test_detect_json_with_corners(tmp_path, capsys):
+    frame, path = _frame(tmp_path)
+    out_png = tmp_path / "ann.png"
+    code = main(["detect", str(path), "--corners", _corners(frame.corners_px), "--json",
+                 "--annotate", str(out_png)])
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["grid"] == 8 and len(data["squares"]) == 32 and len(data["corners"]) == 4
+    for name, cell in data["squares"].items():
+        sq = frame.placement.geometry.parse_algebraic(name)
+        truth = frame.placement.piece_at(sq)
+        assert cell["piece"].split("_")[0] in ("empty", "white", "black", "occluded")
+        if truth is None:
+            assert cell["piece"] == "empty"
+        else:
+            assert cell["piece"].startswith(truth.color.value)
+    assert data["fen"].startswith("W:W") and cv2.imread(str(out_png)) is not None
+
+
+def test_unreadable_file_exits_2(tmp_path, capsys):
+    bad = tmp_path / "x.jpg"
+    bad.write_text("not an image")
+    assert main(["detect", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "x.jpg" in err[0]
+
+
+def test_board_partly_out_of_view_exits_2(tmp_path, capsys):
+    frame, path = _frame(tmp_path)
+    corners = np.array(frame.corners_px)
+    corners[1, 0] += 5000
+    assert main(["detect", str(path), "--corners", _corners(corners)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "out of view" in err[0]
+
+
+def test_no_board_exits_2(tmp_path, capsys):
+    path = tmp_path / "blank.png"
+    cv2.imwrite(str(path), np.full((480, 640, 3), 128, np.uint8))
+    assert main(["detect", str(path)]) == 2
+    assert "no board" in capsys.readouterr().err

@@ -1,0 +1,62 @@
+"""Geometry properties: pose from corners against a camera built independently of it."""
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.camera import CameraIntrinsics, estimate_focal_px
+from vision.geometry import pose_from_corners
+
+
+def _camera(tilt_deg: float, f: float = 900.0):
+    t = math.radians(tilt_deg)
+    # Camera looking at the board centre (4, 4) from the a1 side, 12 squares away.
+    centre = np.array([4.0, 4.0 - 12 * math.sin(t), 12 * math.cos(t)])
+    z = np.array([4.0, 4.0, 0.0]) - centre
+    z /= np.linalg.norm(z)
+    y = np.array([0.0, -1.0, 0.0]) - np.dot([0.0, -1.0, 0.0], z) * z
+    y /= np.linalg.norm(y)
+    x = np.cross(y, z)
+    r = np.stack([x, y, z])
+    t_vec = -r @ centre
+    k = np.array([[f, 0, 640], [0, f, 360], [0, 0, 1.0]])
+    return r, t_vec, k, centre
+
+
+def _project(pts, r, t, k):
+    cam = pts @ r.T + t
+    uv = cam[:, :2] / cam[:, 2:]
+    return uv * [k[0, 0], k[1, 1]] + [k[0, 2], k[1, 2]]
+
+
+@pytest.mark.parametrize("tilt", [20.0, 35.0, 50.0])
+def test_focal_length_recovered_from_the_board(tilt):
+    r, t, k, _ = _camera(tilt)
+    plane = np.array([[0, 0], [8, 0], [8, 8], [0, 8]], float)
+    img = _project(np.column_stack([plane, np.zeros(4)]), r, t, k)
+    hom, _ = cv2.findHomography(plane, img)
+    assert estimate_focal_px(hom, 640, 360) == pytest.approx(900.0, rel=0.02)
+
+
+@pytest.mark.parametrize("tilt", [25.0, 45.0])
+def test_pose_projects_piece_tops_like_the_true_camera(tilt):
+    r, t, k, centre = _camera(tilt)
+    corners = _project(np.array([[0, 0, 0], [8, 0, 0], [8, 8, 0], [0, 8, 0]], float), r, t, k)
+    pose = pose_from_corners(corners, 8, (1280, 720),
+                             CameraIntrinsics(1280, 720, 900, 900, 640, 360))
+    tops = np.array([[2.5, 1.5, 0.35], [6.5, 7.5, 0.175]])
+    assert np.allclose(pose.project(tops), _project(tops, r, t, k), atol=0.05)
+    assert np.allclose(pose.camera_centre(), centre, atol=1e-3)
+    assert pose.tilt_deg() == pytest.approx(tilt, abs=0.1)
+
+
+def test_mirrored_corner_order_still_puts_the_camera_above():
+    r, t, k, centre = _camera(30.0)
+    # The same board labelled the other way round (corners running clockwise in the image).
+    corners = _project(np.array([[0, 0, 0], [0, 8, 0], [8, 8, 0], [8, 0, 0]], float), r, t, k)
+    pose = pose_from_corners(corners, 8, (1280, 720),
+                             CameraIntrinsics(1280, 720, 900, 900, 640, 360))
+    assert pose.up == -1.0
+    assert pose.camera_centre()[2] == pytest.approx(centre[2], rel=1e-3)

@@ -1,0 +1,67 @@
+"""Hard cases on rendered scenes; the renderer's ground truth is the independent answer.
+
+Cases the pipeline already reads correctly are asserted strictly; the ones it does not yet read
+well enough (glare, a hard shadow band, hand occlusion, kings) are kept as expected failures so
+the gap stays visible (see bench/vision_eval.py for the measured rates).
+"""
+
+import pytest
+
+from tests.vision.scenes import observe, occupancy_and_colour_errors
+
+SEEDS = (101, 102, 103)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_straight_down_camera(seed):
+    frame, obs = observe(seed, tilt=0.0)
+    assert occupancy_and_colour_errors(frame, obs) == []
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_oblique_camera_48_degrees(seed):
+    frame, obs = observe(seed, tilt=48.0)
+    assert occupancy_and_colour_errors(frame, obs) == []
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_off_centre_pieces(seed):
+    frame, obs = observe(seed, offset_mm=5.0)
+    assert occupancy_and_colour_errors(frame, obs) == []
+
+
+@pytest.mark.xfail(reason="glare on the board is still read as pieces on some squares",
+                   strict=False)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_glare(seed):
+    frame, obs = observe(seed, glare=True)
+    assert occupancy_and_colour_errors(frame, obs) == []
+
+
+@pytest.mark.xfail(reason="a hard shadow band still makes light squares look foreign",
+                   strict=False)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_hard_shadow(seed):
+    frame, obs = observe(seed, hard_shadow=True)
+    assert occupancy_and_colour_errors(frame, obs) == []
+
+
+@pytest.mark.xfail(reason="some covered squares are still guessed instead of 'occluded'",
+                   strict=False)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_hand_covered_squares_are_reported_occluded(seed):
+    frame, obs = observe(seed, hand=True)
+    assert frame.occluded, "the scene must have a hand over the board"
+    assert frame.occluded <= obs.occluded
+
+
+@pytest.mark.xfail(reason="stacked-vs-single test is not accurate enough yet", strict=False)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_kings_in_every_row(seed):
+    frame, obs = observe(seed, king_share=0.5, tilt=40.0)
+    ranks = {frame.placement.geometry.coords[sq][1] for sq, p in
+             frame.placement.piece_map().items() if p.is_king}
+    assert len(ranks) >= 5
+    assert obs.board.placement_equals(frame.placement)
+
+

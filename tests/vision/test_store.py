@@ -1,0 +1,43 @@
+import json
+
+import pytest
+
+from calibration.camera import CameraIntrinsics
+from calibration.colour import ColourModel
+from calibration.store import (
+    BoardCalibration,
+    Calibration,
+    CalibrationError,
+    load_calibration,
+    save_calibration,
+)
+
+
+def test_round_trip(tmp_path):
+    cal = Calibration(camera=CameraIntrinsics(1280, 720, 1000, 1000, 640, 360, (0.1, 0, 0, 0, 0)),
+                      board=BoardCalibration(8, ((1, 2), (3, 4), (5, 6), (7, 8)), 1280, 720),
+                      colours=ColourModel(dark_square_lab=(50.0, 130.0, 140.0)),
+                      gantry={"steps_per_mm": 80})
+    path = tmp_path / "cal.json"
+    save_calibration(cal, path)
+    assert load_calibration(path) == cal
+
+
+def test_unknown_key_names_file_and_field(tmp_path):
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps({"version": 1, "camera": {
+        "width_px": 640, "height_px": 480, "fx_px": 500, "fy_px": 500, "cx_px": 320,
+        "cy_px": 240, "fxx": 3}}))
+    with pytest.raises(CalibrationError) as e:
+        load_calibration(path)
+    assert "cal.json" in str(e.value) and "fxx" in str(e.value) and "camera" in str(e.value)
+
+
+def test_unknown_top_level_key_and_future_version(tmp_path):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"version": 1, "boardd": {}}))
+    with pytest.raises(CalibrationError, match="boardd"):
+        load_calibration(path)
+    path.write_text(json.dumps({"version": 99}))
+    with pytest.raises(CalibrationError, match="version"):
+        load_calibration(path)
