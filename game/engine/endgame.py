@@ -62,22 +62,30 @@ class KingsTable:
 
     def probe(self, white: int, black: int, kings: int, white_to_move: bool) -> int | None:
         """Plies to the end for the side to move: > 0 it wins in that many plies, < 0 it loses
-        in that many, 0 no win for either side (or a blocked, lost position); None if the
-        position is not kings v a lone king."""
+        in that many, 0 no forced win for either side (or a blocked, lost position); None if
+        the position is not kings v a lone king.
+
+        Only quiet positions are meaningful: when the side to move can capture, let a search
+        play the capture (the tables only know the strong side's wins)."""
         if (white | black) & ~kings:
             return None
         nw, nb = white.bit_count(), black.bit_count()
         if nb == 1 and 1 <= nw <= 3:
-            strong, lone, strong_to_move = white, black, white_to_move
-        elif nw == 1 and 1 <= nb <= 3:
-            strong, lone, strong_to_move = black, white, not white_to_move
-        else:
-            return None
+            v = self._probe(white, black, white_to_move)
+            if v == 0 and nw == 1:  # one king each: either side may be the winner
+                return self._probe(black, white, not white_to_move)
+            return v
+        if nw == 1 and 1 <= nb <= 3:
+            return self._probe(black, white, not white_to_move)
+        return None
+
+    def _probe(self, strong: int, lone: int, strong_to_move: bool) -> int:
+        """As `probe`, for the side to move, knowing which side has the kings."""
         t = self.tables[strong.bit_count()]
         v = t.dtw[t.index(strong, lone, strong_to_move)]
         if v == 0:
             return 0
-        return v - 1 if strong_to_move else 1 - v
+        return v - 1 if strong_to_move else -(v - 1)
 
 
 def table_applies(variant: Variant) -> bool:

@@ -137,6 +137,8 @@ class Searcher:
         A win counts only if it fits in the plies left by the draw counters."""
         if self._tables is None:
             self._tables = kings_table(self.variant.name)
+        if self.gen.has_capture(w, b, k, wtm):
+            return None  # the tables know quiet positions; the search plays captures
         v = self._tables.probe(w, b, k, wtm)
         if v is None:
             return None
@@ -149,7 +151,9 @@ class Searcher:
             return ply - v - MATE if -v <= left else 0
         if not self.gen.count(w, b, k, wtm):
             return MATE - ply if self.variant.giveaway else ply - MATE
-        return 0
+        # no win for anyone: still prefer to keep one's kings (a draw kept with less to spare)
+        own, opp = (w, b) if wtm else (b, w)
+        return 5 * (own.bit_count() - opp.bit_count())
 
     # ---------------------------------------------------------------- helpers
     def ending_of(self, white: int, black: int, kings: int) -> int | None:

@@ -5,8 +5,10 @@ Run once: `python -m tests.engine.make_tactics 20 20 > tests/engine/tactics_braz
 available, wins at least one man (man = 1, king = 3) by force within `plies` plies plus
 forced captures, has at most two winning first moves, a capture of two or more pieces by White
 follows a Black reply to one of them, and a shallower look does not see the gain: one ply for
-the shallow set (5 plies), three plies for the deep set (7 plies).
-Each line is `FEN | gain | plies`; the test re-verifies every line with the same solver.
+the shallow set (7 plies), three plies for the deep set (9 plies).
+Each line is `FEN | gain | plies | blind plies`; the test re-verifies every line with the same
+solver.  The plies include two beyond the end of the combination, so that the gain is not an
+artefact of the horizon.
 """
 
 from __future__ import annotations
@@ -55,8 +57,8 @@ def _has_multi_capture_line(board: Board, first: tuple[int, int, int]) -> bool:
 def main() -> None:
     shallow = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     deep = int(sys.argv[2]) if len(sys.argv) > 2 else 20
-    find(shallow, 5, 1, random.Random(20261202))
-    find(deep, 7, 3, random.Random(20261203))
+    find(shallow, 7, 1, random.Random(20261202))
+    find(deep, 9, 3, random.Random(20261203))
 
 
 def find(wanted: int, plies: int, blind_plies: int, rng: random.Random) -> None:
@@ -80,7 +82,7 @@ def find(wanted: int, plies: int, blind_plies: int, rng: random.Random) -> None:
         if not any(_has_multi_capture_line(board, m) for m in wins):
             continue
         found += 1
-        print(f"{board.fen()} | {GAIN} | {plies}", flush=True)
+        print(f"{board.fen()} | {GAIN} | {plies} | {blind_plies}", flush=True)
         print(f"# tried {tried}", file=sys.stderr)
 
 
