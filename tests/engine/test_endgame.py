@@ -14,7 +14,7 @@ import random
 import pytest
 
 from game.board import WHITE, Board
-from game.engine import Engine, SearchLimits, Searcher, position_of
+from game.engine import Engine, Searcher, SearchLimits, position_of
 from game.engine.endgame import SHIPPED_LIMIT_PLIES, build_tables, kings_table
 from game.geometry import geometry
 from game.movegen import apply_raw, generator_for

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from game.board import Board
-from game.engine import SearchLimits, Searcher, position_of
+from game.engine import Searcher, SearchLimits, position_of
 from game.movegen import apply_raw
 from tests.engine.bruteforce import _material, material_value, winning_first_moves
 
