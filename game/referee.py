@@ -163,10 +163,19 @@ class Referee:
         if taken_back is not None:
             return self._emit(self._take_back(taken_back, obs))
         readings = explain(self.board, view)
-        verdict = _choose(readings)
+        verdict = _choose(readings, self._lift_times())
         appeared = ((view.white & ~self.board.white) | (view.black & ~self.board.black)) & known
         if not appeared and not isinstance(verdict, _Accept):
             verdict = _Wait([])  # pieces only taken off: a removal may be under way
+        if self._pending and len({r.key for r in self._pending}) == 1 and not (
+                isinstance(verdict, _Accept) and verdict.reading.fault_count() == 0):
+            # A capture was waiting for its removal: the next player may have moved on from the
+            # position as it stands.  Prefer that reading unless a direct one is cleaner.
+            direct = (verdict.reading.fault_count() if isinstance(verdict, _Accept)
+                      else 1_000)
+            trial = self._try_after_pending(view, obs, direct)
+            if trial is not None:
+                return self._emit(trial)
         if isinstance(verdict, _Accept):
             return self._emit(self._finish(verdict.reading, obs, forced=False))
         if isinstance(verdict, _Wait):
@@ -176,15 +185,12 @@ class Referee:
             if self._timeout_due(obs.time_s):
                 return self._emit(self._finish_pending(obs))
             return out
-        # Nothing fits: if a capture was waiting for its removal, the next player may have moved
-        # on from the position as it stands.
-        if self._pending and len({r.key for r in self._pending}) == 1:
-            trial = self._try_after_pending(view, obs)
-            if trial is not None:
-                return self._emit(trial)
         return self._emit(self._unreadable(view, readings, obs))
 
     # -- deciding ---------------------------------------------------------------------------
+    def _lift_times(self) -> dict[int, float]:
+        return {sq: t for sq, (how, t) in self._touched.items() if how == "lifted"}
+
     def _timeout_due(self, time_s: float) -> bool:
         return (self._pending_since is not None
                 and time_s - self._pending_since >= self.config.removal_timeout_s)
@@ -227,25 +233,32 @@ class Referee:
         self._new_turn(obs.displaced)
         return [event]
 
-    def _try_after_pending(self, view: View, obs: Observation) -> list[RefereeEvent] | None:
+    def _try_after_pending(self, view: View, obs: Observation, direct_faults: int
+                           ) -> list[RefereeEvent] | None:
         best = min(self._pending, key=lambda r: (r.fault_count(), len(r.left)))
-        saved = (self.board.copy(), list(self._previous), len(self.record), self._touched,
-                 self._baseline_displaced)
+        saved = dict(self.__dict__)
+        saved.update(board=self.board.copy(), record=list(self.record),
+                     _previous=list(self._previous))
         since = self._pending_since if self._pending_since is not None else obs.time_s
         late = {s: v for s, v in self._touched.items() if v[1] >= since}
         self._touched = {s: v for s, v in self._touched.items() if v[1] < since}
         first = self._finish(best, obs, forced=True)
-        if self.restore:  # INSIST: the position has to be put back first
-            self.restore = {}
-            self.board, self._previous = saved[0], saved[1]
-            return None
-        verdict = _choose(explain(self.board, view))
-        if isinstance(verdict, _Accept):
-            self._touched = late
-            return first + self._finish(verdict.reading, obs, forced=False)
-        self.board, self._previous = saved[0], saved[1]
-        del self.record[saved[2]:]
-        self._touched, self._baseline_displaced = saved[3], saved[4]
+        if not self.restore:  # (INSIST: the position has to be put back first)
+            verdict = _choose(explain(self.board, view), self._lift_times())
+            if isinstance(verdict, _Accept) and (
+                    best.fault_count() + 1 + verdict.reading.fault_count() <= direct_faults):
+                self._touched = late
+                return first + self._finish(verdict.reading, obs, forced=False)
+            if isinstance(verdict, _Wait) and verdict.readings and (
+                    best.fault_count() + 1 + min(r.fault_count() for r in verdict.readings)
+                    <= direct_faults):
+                # The next player's capture is itself still being cleared: the first move is
+                # over (the next move accepted the position), the second one is now waiting.
+                self._touched = late
+                self._pending, self._pending_since = verdict.readings, obs.time_s
+                self._stable_views.append(view)
+                return first
+        self.__dict__.update(saved)
         return None
 
     def _taken_back(self, view: View) -> Board | None:
@@ -444,8 +457,14 @@ class _Unclear:
     readings: list[Reading]
 
 
-def _choose(readings: list[Reading]) -> _Accept | _Wait | _Unclear:
-    """Accept the best complete reading, wait while a capture's removal may be under way."""
+def _choose(readings: list[Reading], lifted: dict[int, float] | None = None
+            ) -> _Accept | _Wait | _Unclear:
+    """Accept the best complete reading, wait while a capture's removal may be under way.
+
+    Two readings that differ only in which of the mover's pieces moved and which was removed
+    (d8-e7 with f8 taken off, or f8-e7 with d8 taken off) look the same when still; the piece
+    lifted first is the one that moved (pieces are removed after the move, RULES.md s.1).
+    """
     if not readings:
         return _Unclear([])
     complete = [r for r in readings if r.removal_done]
@@ -460,6 +479,12 @@ def _choose(readings: list[Reading]) -> _Accept | _Wait | _Unclear:
     # without cause; after that, legal beats out-of-turn beats illegal.
     if len({r.key for r in best}) == 1:
         return _Accept(best[0])
+    if lifted:
+        starts = {r.path[0] for r in best}
+        if len(starts) == len({r.key for r in best}) and starts <= set(lifted):
+            first = min(starts, key=lambda s: lifted[s])
+            if sum(1 for s in starts if lifted[s] == lifted[first]) == 1:
+                return _Accept(next(r for r in best if r.path[0] == first))
     return _Unclear(best)
 
 
