@@ -46,7 +46,7 @@ class GpioMagnet(_Closing):
 
     @property
     def is_on(self) -> bool:
-        return bool(self.device.value)
+        return not self.device.closed and bool(self.device.value)
 
     def on(self) -> None:
         self.device.on()
@@ -77,7 +77,7 @@ class PwmMagnet(_Closing):
 
     @property
     def is_on(self) -> bool:
-        return self.device.value > 0
+        return not self.device.closed and self.device.value > 0
 
     def on(self) -> None:
         self.device.value = 1.0

@@ -156,7 +156,8 @@ class Motion:
     def advance(self, dt_s: float) -> None:
         """Run the queue for dt_s of virtual time."""
         t_end = self.now_s + dt_s
-        while self.queue and not self.held and self.now_s < t_end - 1e-12:
+        while self.queue and not self.held and (self.now_s < t_end - 1e-12 or (
+                self.queue[0].duration_s - self.queue[0].elapsed_s <= 1e-12)):
             b = self.queue[0]
             if b.elapsed_s == 0.0:
                 self._start_block(b)
@@ -174,16 +175,15 @@ class Motion:
         if not self.queue or self.held:
             self.now_s = max(self.now_s, t_end)
 
-    def run_until_idle(self, limit_s: float = 3600.0) -> None:
-        if self.held:
-            return
-        total = sum(b.duration_s - b.elapsed_s for b in self.queue)
-        self.advance(min(total + 1e-9, limit_s))
+    def run_until_idle(self) -> None:
+        while self.queue and not self.held:
+            b = self.queue[0]
+            self.advance(b.duration_s - b.elapsed_s)
 
     def run_until_space(self, capacity: int) -> None:
         while len(self.queue) >= capacity and not self.held:
             b = self.queue[0]
-            self.advance(b.duration_s - b.elapsed_s + 1e-12)
+            self.advance(b.duration_s - b.elapsed_s)
 
     def _start_block(self, b: Block) -> None:
         carrying = bool(self.carried)

@@ -49,6 +49,9 @@ class Run:
     result: ExecutionResult | None = None
     error: BaseException | None = None
     crowns_asked: list[str] = field(default_factory=list)
+    factory: Any = None  # gpiozero MockFactory of the Pi's pins
+    magnet_on_after_error: bool | None = None  # seen when the error reached the caller
+    sim_magnet_on_after_error: bool | None = None
 
     @property
     def after(self) -> Board:
@@ -90,7 +93,7 @@ def execute(board: Board, move: Move, cfg: RobotConfig, *, faults: Faults | None
     server = PtyGrbl(emu).start() if use_pty else None
     grbl = Grbl.open(server.path) if server else Grbl(EmulatorLink(emu), timeout_s=2.0,
                                                          motion_timeout_s=5.0)
-    run = Run(board, move, plan, world, emu, grbl, None)
+    run = Run(board, move, plan, world, emu, grbl, None, factory=factory)
 
     def person_crowns(square: str) -> None:
         run.crowns_asked.append(square)
@@ -105,6 +108,8 @@ def execute(board: Board, move: Move, cfg: RobotConfig, *, faults: Faults | None
         run.result = Executor(grbl, run.magnet, lift, wait_for_crown=person_crowns).run(plan)
     except Exception as e:  # noqa: BLE001 - the test inspects it
         run.error = e
+        run.magnet_on_after_error = bool(run.magnet is not None and run.magnet.is_on)
+        run.sim_magnet_on_after_error = emu.motion.magnet_on
     finally:
         if run.magnet is not None:
             run.magnet.close()
