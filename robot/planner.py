@@ -114,7 +114,8 @@ def router_for(config: RobotConfig) -> Router:
     board_rect = Rect(-margin, -margin, side + margin, side + margin)
     rects = [board_rect]
     pitch = b.disc_diameter_mm + 6.0
-    for group in (t.capture_slots, t.spare_white + t.spare_black):
+    spares_used = config.is_overhead or config.crown == "tray-king"
+    for group in (t.capture_slots, t.spare_white + t.spare_black if spares_used else ()):
         if not group:
             continue
         xs = [p[0] for p in group]
@@ -128,7 +129,7 @@ def router_for(config: RobotConfig) -> Router:
         y1 = max(y1, board_rect.y0) if y1 < board_rect.y0 else y1
         rects.append(Rect(x0, y0, x1, y1))
     keep = b.disc_diameter_mm + b.min_clearance_mm
-    extra = t.capture_slots + t.spare_white + t.spare_black
+    extra = t.capture_slots + (t.spare_white + t.spare_black if spares_used else ())
     return Router(rects, b.square_mm / 2, keep, extra)
 
 
