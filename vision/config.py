@@ -35,6 +35,8 @@ class VisionConfig:
     king_split: float = 0.5  # where between the two expected lengths the decision falls
     min_king_px: float = 4.0  # below this man/king image difference, do not call kings
     measure_height: bool = True  # estimate the disc height from the men in view
+    min_pieces_for_height: int = 4
+    height_percentile: float = 30.0
     line_offsets_sq: tuple[float, ...] = (-0.1, 0.0, 0.1)  # profile lines across the square
     not_board_contrast: float = 0.3  # a profile pixel this far from the board is 'something'
     max_gap_px: int = 2  # holes in a hidden run (ridges, noise) bridged up to this length

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from game.board import BaseBoard, Color
+from game.observation import OCCLUDED, SquareView
+from game.observation import Observation as GameObservation
 
 PIECE_NAMES = ("empty", "white_man", "black_man", "white_king", "black_king", "occluded")
 
@@ -47,3 +49,13 @@ class BoardObservation:
                 "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners_px],
                 "squares": squares,
                 "fen": self.fen()}
+
+
+def to_game_observation(obs: BoardObservation, frame: int = -1, time_s: float = 0.0,
+                        ) -> GameObservation:
+    """The referee's pure `game.observation.Observation` for this reading."""
+    views: list[SquareView] = [OCCLUDED if sq in obs.occluded else obs.board.piece_at(sq)
+                               for sq in obs.board.squares]
+    conf = tuple(float(obs.confidence.get(sq, 0.0)) for sq in obs.board.squares)
+    return GameObservation(obs.board.variant, tuple(views), frozenset(),
+                           hand=bool(obs.occluded), confidence=conf, frame=frame, time_s=time_s)

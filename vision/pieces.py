@@ -26,6 +26,7 @@ import numpy as np
 
 from calibration.colour import ColourModel
 from vision.config import VisionConfig
+from vision.kings import decide_kings, lean_excess
 from vision.sampling import SquareSamples
 
 EMPTY, WHITE_MAN, BLACK_MAN, WHITE_KING, BLACK_KING, OCCLUDED = range(6)
@@ -134,34 +135,14 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         white_lab, black_lab = (m, None) if m[0] >= mid else (None, m)
 
     # -- kings -----------------------------------------------------------------------------------
-    king = np.zeros(n, bool)
-    king_conf = np.full(n, 0.5)
-    board_colours = np.stack([dark_lab, light_lab])
     excess = np.full(n, np.nan)
+    frame_bgr = np.median(flat[s.frame], axis=0)
+    background = np.stack([dark_bgr, light_bgr, frame_bgr])
     for i in idx:
-        lengths = []
-        for px_, t_, light_ in ((s.line_px[i], s.line_t[i], s.line_light[i]),
-                                (s.cross_px[i], s.cross_t[i], s.cross_light[i])):
-            lab = _to_lab(flat[px_.ravel()] * gain[i]).reshape(px_.shape + (3,))
-            expected = board_colours[light_.astype(int)]
-            seen = np.linalg.norm(lab - expected, axis=2) / contrast > cfg.not_board_contrast
-            lengths.append(max(hidden_run_length(row, t_, cfg.max_gap_px) for row in seen))
-        # Along the view minus across it: the lean of the top face, free of the piece's size.
-        excess[i] = lengths[0] - lengths[1]
-    # Piece height: configured, or measured from the pieces themselves (most are men).
-    height = cfg.pieces.height_sq
-    lean = s.unit_lean
-    resolvable = [i for i in idx if lean[i] * height * s.square_px >= cfg.min_king_px]
-    if cfg.measure_height and len(resolvable) >= 4:
-        ratios = np.array([excess[i] / max(lean[i], 1e-6) for i in resolvable])
-        height = float(np.clip(np.percentile(ratios, 30), 0.5 * height, 2.0 * height))
-    for i in idx:
-        step_px = lean[i] * height * s.square_px  # man-to-king difference in pixels
-        if step_px < cfg.min_king_px:
-            continue  # too steep a view to tell one disc from two: say man, unsure
-        split = lean[i] * height * (1.0 + cfg.king_split)
-        king[i] = excess[i] > split
-        king_conf[i] = float(_sigmoid(abs(excess[i] - split) / (0.25 * lean[i] * height))) * 2 - 1
+        sel = not_board[i]
+        piece_bgr = (flat[s.base[i]][sel] * gain[i]).mean(axis=0) if sel.any() else dark_bgr
+        excess[i] = lean_excess(flat, s, int(i), gain[i], piece_bgr, background, cfg)
+    king, king_conf, _ = decide_kings(excess, idx, s, cfg)
 
     # -- occlusion -------------------------------------------------------------------------------
     # Light squares take the light correction of the playable squares around them.
@@ -203,30 +184,3 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                           black_lab, contrast)
 
 
-
-def hidden_run_length(seen: np.ndarray, t: np.ndarray, max_gap: int) -> float:
-    """Length (in t units) of the run of `seen` around t = 0, bridging gaps up to `max_gap`."""
-    i0 = int(np.argmin(np.abs(t)))
-    if not seen[i0]:
-        near = np.flatnonzero(seen[max(0, i0 - max_gap - 1):i0 + max_gap + 2])
-        if len(near) == 0:
-            return 0.0
-        i0 = max(0, i0 - max_gap - 1) + int(near[0])
-    lo = hi = i0
-    gap = 0
-    j = i0
-    while j + 1 < len(seen) and gap <= max_gap:
-        j += 1
-        if seen[j]:
-            hi, gap = j, 0
-        else:
-            gap += 1
-    gap = 0
-    j = i0
-    while j - 1 >= 0 and gap <= max_gap:
-        j -= 1
-        if seen[j]:
-            lo, gap = j, 0
-        else:
-            gap += 1
-    return float(t[hi] - t[lo])

@@ -39,12 +39,13 @@ class SquareSamples:
     ref: np.ndarray  # (S, R)
     line_px: tuple[np.ndarray, ...]  # per playable square: (lines, T) pixels of profile lines
     line_t: tuple[np.ndarray, ...]  # (T,) position along the line, squares from the centre
-    line_light: tuple[np.ndarray, ...]  # (lines, T) the point lies on a light square
+    line_light: tuple[np.ndarray, ...]  # (lines, T) 0 dark square, 1 light square, 2 frame
     expected_length: tuple[tuple[float, float], ...]  # hidden run length for a man, a king
     cross_px: tuple[np.ndarray, ...]  # (3, T') profile lines across the view direction
     cross_t: tuple[np.ndarray, ...]
     cross_light: tuple[np.ndarray, ...]
     unit_lean: np.ndarray  # (S,) extra hidden length per unit of piece height (squares)
+    frame: np.ndarray  # flat pixel indices of points on the frame just outside the grid
     probe: np.ndarray  # (L, Q)
     light_neighbours: tuple[tuple[int, ...], ...]  # per playable square: indices into `light`
     square_px: float  # typical side of a square in pixels
@@ -118,21 +119,18 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
         deltas = [hh * (dist + rad) / max(cam[2] - hh, 1e-6) for hh in (hgt, 2 * hgt)]
         t = np.arange(-rad - 0.3, rad + deltas[1] + 0.3, step)
         pts = np.vstack([c + np.outer(t, away) + b * side for b in cfg.line_offsets_sq])
-        pts = np.clip(pts, 0.01, n - 0.01)
         lines_px.append(_flat_index(pose.project(np.column_stack([pts, np.zeros(len(pts))])),
                                     image_size).reshape(len(cfg.line_offsets_sq), len(t)))
         lines_t.append(t)
-        lines_light.append((np.floor(pts).astype(int).sum(axis=1) % 2 == 1).reshape(
-            len(cfg.line_offsets_sq), len(t)))
+        lines_light.append(_background_kind(pts, n).reshape(len(cfg.line_offsets_sq), len(t)))
         expect.append((2 * rad + deltas[0], 2 * rad + deltas[1]))
         unit_lean.append((dist + rad) / max(cam[2], 1e-6))
         tc = np.arange(-rad - 0.3, rad + 0.3, step)
         cpts = np.vstack([c + np.outer(tc, side) + a * away for a in (-0.1, 0.0, 0.1)])
-        cpts = np.clip(cpts, 0.01, n - 0.01)
         cross_px.append(_flat_index(pose.project(np.column_stack([cpts, np.zeros(len(cpts))])),
                                     image_size).reshape(3, len(tc)))
         cross_t.append(tc)
-        cross_light.append((np.floor(cpts).astype(int).sum(axis=1) % 2 == 1).reshape(3, len(tc)))
+        cross_light.append(_background_kind(cpts, n).reshape(3, len(tc)))
 
     probes = []
     q = np.linspace(-0.2, 0.2, 3)
@@ -146,6 +144,14 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
         probes.append(np.column_stack([np.array(pts), np.zeros(len(pts))]))
     probe_px = pose.project(np.vstack(probes)).reshape(len(light), -1, 2)
 
+    # The frame around the grid (pieces on the edge rows lean over it).
+    ring = []
+    for k in np.linspace(0.25, n - 0.25, 4 * n):
+        for d in (0.12, 0.22):
+            ring += [(k, -d), (k, n + d), (-d, k), (n + d, k)]
+    frame_idx = _flat_index(pose.project(np.column_stack([np.array(ring), np.zeros(len(ring))])),
+                            image_size)
+
     light_index = {fr: i for i, fr in enumerate(light)}
     neighbours = []
     for f, r in geo_playable:
@@ -157,5 +163,14 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
                          _flat_index(base_px, image_size), _flat_index(top_px, image_size),
                          _flat_index(ref_px, image_size), tuple(lines_px), tuple(lines_t),
                          tuple(lines_light), tuple(expect), tuple(cross_px), tuple(cross_t),
-                         tuple(cross_light), np.array(unit_lean),
+                         tuple(cross_light), np.array(unit_lean), frame_idx,
                          _flat_index(probe_px, image_size), tuple(neighbours), side_px)
+
+
+def _background_kind(pts: np.ndarray, n: int) -> np.ndarray:
+    """0 on a dark square, 1 on a light square, 2 outside the grid (the frame)."""
+    cells = np.floor(pts).astype(int)
+    kind = (cells.sum(axis=1) % 2).astype(np.int8)
+    outside = (pts[:, 0] < 0) | (pts[:, 0] >= n) | (pts[:, 1] < 0) | (pts[:, 1] >= n)
+    kind[outside] = 2
+    return kind
