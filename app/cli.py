@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "app.commands.engine",
     "app.commands.vision",
     "app.commands.robot",
+    "app.commands.serve",
 )
 
 

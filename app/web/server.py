@@ -28,7 +28,7 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from importlib import resources
 from typing import Any
 
@@ -344,9 +344,12 @@ class WebServer:
             time.sleep(0.01)
         return self
 
-    def serve_forever(self) -> None:
-        """Serve in this thread until Ctrl-C / SIGTERM (uvicorn handles the signals)."""
+    def serve_forever(self, on_listening: Callable[[WebServer], None] | None = None) -> None:
+        """Serve in this thread until Ctrl-C / SIGTERM (uvicorn handles the signals).
+        `on_listening(self)` runs once the port is bound (e.g. to print the URLs)."""
         sock = self._bind()
+        if on_listening is not None:
+            on_listening(self)
         try:
             self._make_server().run(sockets=[sock])
         finally:
