@@ -71,7 +71,7 @@ def populate_tray(world: World, cfg: RobotConfig) -> None:
 
 def execute(board: Board, move: Move, cfg: RobotConfig, *, faults: Faults | None = None,
             use_pty: bool = False, settings: dict[int, float] | None = None,
-            hand_mount: Any = None) -> Run:
+            hand_mount: Any = None, realtime_factor: float | None = None) -> Run:
     plan = plan_move(board, move, cfg)
     pcfg = plan.config
     world = World.from_board(board)
@@ -79,7 +79,8 @@ def execute(board: Board, move: Move, cfg: RobotConfig, *, faults: Faults | None
     servo = pcfg.is_overhead and pcfg.lift.kind == "servo"
     hand = Hand(carriage=pcfg.carriage, mount=hand_mount or pcfg.gantry,
                 z_touch_mm=pcfg.lift.z_down_mm, lift_servo=servo)
-    emu = GrblEmulator(world, hand, settings=settings, faults=faults)
+    emu = GrblEmulator(world, hand, settings=settings, faults=faults,
+                       realtime_factor=realtime_factor)
     mx, my = pcfg.gantry.to_machine(*plan.start_mm)
     z = pcfg.lift.z_up_mm if pcfg.is_overhead and not servo else 0.0
     emu.motion.set_position((mx, my, z))

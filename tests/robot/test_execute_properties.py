@@ -81,7 +81,7 @@ def check_run(name: str, board: Board, move: Move) -> float:
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
-@settings(max_examples=120, deadline=None, derandomize=True,
+@settings(max_examples=400, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(case=position_and_move())
 def test_execution_leaves_the_position_after_the_move(name: str,
@@ -91,7 +91,7 @@ def test_execution_leaves_the_position_after_the_move(name: str,
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CONFIGS))
-@settings(max_examples=1500, deadline=None, derandomize=True,
+@settings(max_examples=3000, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(case=position_and_move())
 def test_execution_many_positions(name: str, case: tuple[Board, Move]) -> None:

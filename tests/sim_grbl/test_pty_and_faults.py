@@ -139,3 +139,45 @@ def test_pty_server_survives_client_reopen() -> None:
             with Grbl.open(server.path) as g:
                 g.connect(banner_timeout_s=0.05)
                 g.command("G21 G90")
+
+
+def test_streaming_keeps_grbl_buffer_full_but_never_overflows() -> None:
+    """Real-time mode (machine time at 200x the wall clock): the planner fills, GRBL stops
+    acknowledging, and character counting keeps up to 127 bytes in flight - never more."""
+    emu = GrblEmulator(World(), realtime_factor=200.0)
+    lines = [f"G1 X{(i % 2) * 10 + 0.5 * i:.3f} Y{i * 1.25:.3f} F6000" for i in range(80)]
+    with PtyGrbl(emu) as server, Grbl.open(server.path, motion_timeout_s=30.0) as g:
+        g.connect(banner_timeout_s=0.05)
+        g.stream(lines)
+        g.wait_idle(timeout_s=30.0)
+    assert emu.rx_overflows == 0 and emu.rx_peak <= 128
+    assert 100 < g.max_pending_bytes <= 127  # it streamed ahead, within the buffer
+    assert emu.lines_received[-81:-1] == [line.replace(" ", "") for line in lines]
+
+
+def test_pwm_magnet_drops_to_holding_duty() -> None:
+    board = Board("W:Wc3:Bh8")
+    run = execute(board, board.parse_move("c3-d4"), CONFIGS["under-board-tray-king"])
+    assert run.error is None
+    states = [round(s.state, 3) for s in run.factory.pin(17).states]
+    assert states[:4] == [0.0, 1.0, 0.6, 0.0]  # off, pick-up pulse, hold, release
+
+
+def test_realtime_factor_paces_the_demo() -> None:
+    """At 10x, c3-d4 from the park position (2.00 s of machine time, see the CLI test) takes
+    about 0.2 s of wall clock, and machine time still matches the plan's estimate."""
+    import time
+
+    from robot.motion import estimate
+
+    board = Board()
+    t0 = time.monotonic()
+    run = execute(board, board.parse_move("c3-d4"), CONFIGS["under-board"], use_pty=True,
+                  realtime_factor=10.0)
+    wall = time.monotonic() - t0
+    assert run.error is None
+    assert run.world.placement(run.after).placement_equals(run.after)
+    est = estimate(run.plan).seconds
+    assert est == pytest.approx(2.0, abs=0.01)
+    assert wall >= est / 10.0
+    assert run.emulator.motion.now_s >= est  # the clock also ran while connecting
