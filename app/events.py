@@ -323,7 +323,13 @@ class EventBus:
         if severity not in SEVERITIES:
             raise BusError(f"severity: expected one of {', '.join(SEVERITIES)}, "
                            f"got {severity!r}")
-        alert = Alert(alert_id, text, severity, tuple(squares), tuple(choices), time.time())
+        squares = tuple(squares)
+        with self._lock:
+            n = find_variant(self._state.variant).squares
+        bad = [q for q in squares if not 0 <= q < n]
+        if bad:
+            raise BusError(f"alert squares: {bad} are not squares 0..{n - 1} of the board")
+        alert = Alert(alert_id, text, severity, squares, tuple(choices), time.time())
         with self._lock:
             kept = tuple(a for a in self._state.alerts if a.alert_id != alert_id)
             self._state.alerts = kept + (alert,)

@@ -6,6 +6,7 @@
   let token = null;
   let clockOffsetS = 0;   // server time minus local time
   let lastState = null;
+  let shownLevel = null;  // only follow the game's level when it changes (keep a pending pick)
   let frameWanted = 0, frameLoading = false;
 
   // -- token: from ?token=..., kept for this tab only and removed from the address bar ------
@@ -122,7 +123,7 @@
     const w = st.tags.White, b = st.tags.Black;
     text($("players"), w || b ? (w || "?") + " (white) – " + (b || "?") + " (black)" +
                                (st.level ? ", level " + st.level : "") : "");
-    if (st.level) $("level").value = String(st.level);
+    if (st.level && st.level !== shownLevel) { shownLevel = st.level; $("level").value = String(st.level); }
     document.body.dataset.seq = st.seq;
     renderClock();
   }
