@@ -210,7 +210,6 @@ class Grbl:
             self.soft_reset()
         if not self.banner or "1.1" not in self.banner:
             raise GantryProtocolError(f"expected a GRBL 1.1 banner, got {self.banner!r}")
-        time.sleep(0)  # let the lines after the banner arrive
         st = self.status()
         if st.state.startswith("Alarm"):
             if home:

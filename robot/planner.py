@@ -25,7 +25,7 @@ from functools import lru_cache
 from game.board import BaseBoard, Board, Color, Move, Piece
 from robot.config import RobotConfig
 from robot.errors import PlanError
-from robot.routing import Point, Rect, Router, path_clearance
+from robot.routing import Point, Rect, Router, path_clearance, segment_distance
 
 SLOT_ROUTE_TRIES = 4  # free slots tried, nearest first, before giving up on a removal
 
@@ -232,7 +232,7 @@ class _Planner:
         for p in cands:
             if not self.router.point_clear(p, others):
                 continue
-            if any(_seg_dist(p, a, c) < keep for a, c in zip(path, path[1:], strict=False)):
+            if any(segment_distance(p, a, c) < keep for a, c in zip(path, path[1:], strict=False)):
                 continue
             if math.dist(p, mover) < keep:
                 continue
@@ -300,17 +300,11 @@ class _Planner:
         return order
 
 
-def _seg_dist(p: Point, a: Point, b: Point) -> float:
-    from robot.routing import segment_distance
-
-    return segment_distance(p, a, b)
-
-
 def _along(path: list[Point], p: Point) -> float:
     """Arc length along `path` of the point closest to `p` (orders blockers along a route)."""
     best, best_s, s0 = math.inf, 0.0, 0.0
     for a, b in zip(path, path[1:], strict=False):
-        d = _seg_dist(p, a, b)
+        d = segment_distance(p, a, b)
         if d < best:
             best, best_s = d, s0 + math.dist(a, p)
         s0 += math.dist(a, b)

@@ -77,8 +77,7 @@ def _config(args: argparse.Namespace) -> RobotConfig:
     cfg = load_robot_config(args.config)
     if getattr(args, "magnet", None):
         cfg = dataclasses.replace(cfg, magnet=dataclasses.replace(cfg.magnet, kind=args.magnet))
-    if getattr(args, "calibration", None) and Path(args.calibration).exists() \
-            and args.func is not cmd_calibrate_gantry:
+    if getattr(args, "calibration", None) and Path(args.calibration).exists():
         from calibration.store import load_calibration
 
         cal = load_calibration(args.calibration)
@@ -153,57 +152,81 @@ def _ask_person(square: str) -> None:
     sys.stdin.readline()
 
 
+class SimGantry:
+    """The simulated gantry for a world: GRBL emulator on a pty, the carriage at the plan's
+    start, GPIO magnet / servo lift on gpiozero mock pins wired to it.  A context manager;
+    `grbl`, `magnet` and `lift` are the same objects the real table uses."""
+
+    def __init__(self, world: Any, cfg: RobotConfig, start_mm: tuple[float, float],
+                 realtime_factor: float | None = None, faults: Any = None) -> None:
+        from sim.gpio import mock_factory, wire_magnet, wire_servo_lift
+        from sim.grbl import GrblEmulator, Hand, PtyGrbl
+
+        servo = cfg.is_overhead and cfg.lift.kind == "servo"
+        hand = Hand(carriage=cfg.carriage, mount=cfg.gantry, z_touch_mm=cfg.lift.z_down_mm,
+                    lift_servo=servo)
+        self.emulator = GrblEmulator(world, hand, realtime_factor=realtime_factor,
+                                     faults=faults)
+        mx, my = cfg.gantry.to_machine(*start_mm)
+        z = cfg.lift.z_up_mm if cfg.is_overhead and not servo else 0.0
+        self.emulator.motion.set_position((mx, my, z))
+        self.factory = mock_factory(pwm=cfg.magnet.kind == "gpio-pwm" or servo)
+        if cfg.magnet.kind.startswith("gpio"):
+            wire_magnet(self.factory, cfg.magnet.pin, self.emulator)
+        if servo:
+            wire_servo_lift(self.factory, cfg.lift.servo_pin, self.emulator)
+        self.cfg = cfg
+        self.server = PtyGrbl(self.emulator)
+        self.grbl: Grbl | None = None
+        self.magnet: Any = None
+        self.lift: Any = None
+
+    def __enter__(self) -> SimGantry:
+        self.server.start()
+        self.grbl = Grbl.open(self.server.path)
+        self.grbl.connect(banner_timeout_s=0.05)
+        self.magnet = make_magnet(self.cfg.magnet, self.grbl, self.factory)
+        if self.emulator.motion.hand.lift_servo:
+            self.lift = ServoLift(self.cfg.lift, self.factory)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for device in (self.magnet, self.lift):
+            if device is not None:
+                device.close()
+        if self.grbl is not None:
+            self.grbl.close()
+        self.server.close()
+
+
 def _execute_sim(args: argparse.Namespace, board: Board, move: Any, plan: Any) -> int:
     """Run on the simulated table: a world with the position, the emulator on a pty, the real
-    driver and magnet code (GPIO magnets on gpiozero's mock pins wired to the emulator)."""
-    from sim.gpio import mock_factory, wire_magnet, wire_servo_lift
-    from sim.grbl import GrblEmulator, Hand, PtyGrbl
+    driver and magnet code, and a simulated person who stacks crowns when asked."""
     from sim.world import World
 
     cfg = plan.config
     world = World.from_board(board)
-    populate_tray(world, cfg, plan)
-    hand = Hand(carriage=cfg.carriage, mount=cfg.gantry, z_touch_mm=cfg.lift.z_down_mm,
-                lift_servo=cfg.is_overhead and cfg.lift.kind == "servo")
-    emu = GrblEmulator(world, hand, realtime_factor=args.realtime)
-    mx, my = cfg.gantry.to_machine(*plan.start_mm)
-    z = cfg.lift.z_up_mm if cfg.is_overhead and cfg.lift.kind == "z-axis" else 0.0
-    emu.motion.set_position((mx, my, z))
-    factory = mock_factory(pwm=cfg.magnet.kind == "gpio-pwm" or cfg.lift.kind == "servo")
-    if cfg.magnet.kind.startswith("gpio"):
-        wire_magnet(factory, cfg.magnet.pin, emu)
-    lift = None
-    if hand.lift_servo:
-        wire_servo_lift(factory, cfg.lift.servo_pin, emu)
-        lift = ServoLift(cfg.lift, factory)
+    populate_tray(world, cfg)
+    gantry = SimGantry(world, cfg, plan.start_mm, realtime_factor=args.realtime)
+    emu = gantry.emulator
 
     def crown_by_person(square: str) -> None:
-        sq = board.parse_square(square)
-        f, r = board.geometry.coords[sq]
-        colour = board.turn
+        f, r = board.geometry.coords[board.parse_square(square)]
         with emu.lock:
             x, y = world.square_center_mm(f, r)
-            world.add_disc(colour, x, y, level=1)
+            world.add_disc(board.turn, x, y, level=1)
         print(f"simulated person stacked a crown on {square}", flush=True)
 
     t0 = emu.motion.now_s
-    with PtyGrbl(emu) as server:
-        grbl = Grbl.open(server.path)
-        try:
-            print(f"connected: {grbl.connect(banner_timeout_s=0.05)} (simulated, "
-                  f"{server.path})", flush=True)
-            magnet = make_magnet(cfg.magnet, grbl, factory)
-            try:
-                res = Executor(grbl, magnet, lift, wait_for_crown=crown_by_person,
-                               progress=_progress).run(plan)
-            finally:
-                magnet.close()
-                if lift is not None:
-                    lift.close()
-        except GantryError as e:
-            raise OSError(f"gantry: {e}") from None
-        finally:
-            grbl.close()
+    try:
+        with gantry:
+            assert gantry.grbl is not None
+            print(f"connected: {gantry.grbl.banner} (simulated, {gantry.server.path})",
+                  flush=True)
+            res = Executor(gantry.grbl, gantry.magnet, gantry.lift,
+                           wait_for_crown=crown_by_person, progress=_progress).run(plan)
+    except GantryError as e:
+        raise OSError(f"gantry: {e}") from None
     elapsed = emu.motion.now_s - t0
     after = board.copy(stack=False)
     after.push(move)
@@ -213,8 +236,8 @@ def _execute_sim(args: argparse.Namespace, board: Board, move: Any, plan: Any) -
     return 0 if ok else 1
 
 
-def populate_tray(world: Any, cfg: RobotConfig, plan: Any) -> None:
-    """Spare discs where the plan's configuration expects them (a king piece is two)."""
+def populate_tray(world: Any, cfg: RobotConfig) -> None:
+    """Spare discs where the configuration expects them (a ready-made king piece is two)."""
     from robot.planner import TrayState
 
     tray = TrayState.initial(cfg)
