@@ -202,10 +202,12 @@ class SimGantry:
 def _execute_sim(args: argparse.Namespace, board: Board, move: Any, plan: Any) -> int:
     """Run on the simulated table: a world with the position, the emulator on a pty, the real
     driver and magnet code, and a simulated person who stacks crowns when asked."""
-    from sim.world import World
+    from sim.world import TableSpec, World
 
     cfg = plan.config
-    world = World.from_board(board)
+    b = cfg.board
+    world = World.from_board(board, TableSpec(b.grid, b.square_mm, b.border_mm,
+                                              b.disc_diameter_mm, b.disc_height_mm))
     populate_tray(world, cfg)
     gantry = SimGantry(world, cfg, plan.start_mm, realtime_factor=args.realtime)
     emu = gantry.emulator

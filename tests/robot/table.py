@@ -23,7 +23,7 @@ from robot.planner import Plan, TrayState, plan_move
 from sim.gpio import mock_factory, wire_magnet, wire_servo_lift
 from sim.grbl import Faults, GrblEmulator, Hand, PtyGrbl
 from sim.grbl.link import EmulatorLink
-from sim.world import World
+from sim.world import TableSpec, World
 
 CONFIGS: dict[str, RobotConfig] = {
     "under-board": RobotConfig(),
@@ -31,6 +31,8 @@ CONFIGS: dict[str, RobotConfig] = {
                                                "magnet": {"kind": "gpio-pwm"}}),
     "overhead": config_from_dict({"carriage": "overhead-lift",
                                   "magnet": {"kind": "grbl-coolant"}}),
+    "under-board-small-discs": config_from_dict({"board": {"disc_diameter_mm": 24.0,
+                                                           "square_mm": 38.0}}),
     "overhead-servo": config_from_dict({"carriage": "overhead-lift",
                                         "lift": {"kind": "servo"},
                                         "magnet": {"kind": "grbl-spindle"}}),
@@ -60,6 +62,13 @@ class Run:
         return b
 
 
+def table_spec(cfg: RobotConfig) -> TableSpec:
+    """The simulated table built to the robot's configured sizes."""
+    b = cfg.board
+    return TableSpec(grid=b.grid, square_mm=b.square_mm, border_mm=b.border_mm,
+                     disc_diameter_mm=b.disc_diameter_mm, disc_height_mm=b.disc_height_mm)
+
+
 def populate_tray(world: World, cfg: RobotConfig) -> None:
     tray = TrayState.initial(cfg)
     for colour, slots, counts in ((Color.WHITE, cfg.tray.spare_white, tray.spare_white),
@@ -74,7 +83,7 @@ def execute(board: Board, move: Move, cfg: RobotConfig, *, faults: Faults | None
             hand_mount: Any = None, realtime_factor: float | None = None) -> Run:
     plan = plan_move(board, move, cfg)
     pcfg = plan.config
-    world = World.from_board(board)
+    world = World.from_board(board, table_spec(pcfg))
     populate_tray(world, pcfg)
     servo = pcfg.is_overhead and pcfg.lift.kind == "servo"
     hand = Hand(carriage=pcfg.carriage, mount=hand_mount or pcfg.gantry,

@@ -81,7 +81,7 @@ def check_run(name: str, board: Board, move: Move) -> float:
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
-@settings(max_examples=400, deadline=None, derandomize=True,
+@settings(max_examples=250, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(case=position_and_move())
 def test_execution_leaves_the_position_after_the_move(name: str,
