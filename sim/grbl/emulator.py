@@ -17,28 +17,18 @@ a factor, `tick()` follows the wall clock (the pty server calls it).
 from __future__ import annotations
 
 import math
-import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sim.grbl.motion import Hand, Motion
+from sim.grbl.parsing import DEFAULT_SETTINGS, INT_SETTINGS, clean_line, words_of
 from sim.world import World
 
 BANNER = "Grbl 1.1h ['$' for help]"
 RX_BUFFER_BYTES = 128
 PLANNER_BLOCKS = 15
 LINE_MAX = 80
-
-DEFAULT_SETTINGS: dict[int, float] = {
-    0: 10, 1: 25, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0, 10: 1, 11: 0.010, 12: 0.002, 13: 0, 20: 0,
-    21: 0, 22: 0, 23: 0, 24: 25.0, 25: 500.0, 26: 250, 27: 1.0, 30: 1000, 31: 0, 32: 0,
-    100: 80.0, 101: 80.0, 102: 400.0, 110: 6000.0, 111: 6000.0, 112: 1000.0,
-    120: 500.0, 121: 500.0, 122: 200.0, 130: 500.0, 131: 400.0, 132: 60.0,
-}
-_INT_SETTINGS = {0, 1, 2, 3, 4, 5, 6, 10, 13, 20, 21, 22, 23, 26, 30, 31, 32}
-_WORD = re.compile(r"([A-Z])([-+]?(?:\d+\.?\d*|\.\d+))")
-
 
 @dataclass
 class Faults:
@@ -297,7 +287,7 @@ class GrblEmulator:
         return (len(m.queue) < PLANNER_BLOCKS) if space else not m.queue
 
     def _execute(self, raw: str) -> bool:
-        line = _clean(raw)
+        line = clean_line(raw)
         if len(line) > LINE_MAX:
             self.lines_received.append(line)
             self._say("error:11")
@@ -337,7 +327,7 @@ class GrblEmulator:
         elif line == "$$":
             for k in sorted(self.settings):
                 v = self.settings[k]
-                self._say(f"${k}={int(v)}" if k in _INT_SETTINGS else f"${k}={v:.3f}")
+                self._say(f"${k}={int(v)}" if k in INT_SETTINGS else f"${k}={v:.3f}")
         elif line == "$I":
             self._say("[VER:1.1h.20190830:]")
             self._say("[OPT:V,15,128]")
@@ -407,7 +397,7 @@ class GrblEmulator:
     def _jog(self, body: str) -> bool:
         if not self._wait_queue(space=True):
             return False
-        words = _words(body)
+        words = words_of(body)
         if words is None or "F" not in words:
             self._say("error:16")
             return True
@@ -432,7 +422,7 @@ class GrblEmulator:
         """Execute one G-code block; its response, or None if it must wait."""
         if not line[0].isalpha():
             return "error:1"
-        words = _words(line)
+        words = words_of(line)
         if words is None:
             return "error:2"
         for letter in words:
@@ -511,30 +501,3 @@ class GrblEmulator:
                 self.coolant_flood = self.coolant_mist = self.spindle_on = False
         self._update_magnet()
         return "ok"
-
-
-def _clean(raw: str) -> str:
-    """Upper case, no spaces, no comments: what GRBL's protocol layer hands the parser."""
-    out, depth = [], 0
-    for ch in raw:
-        if ch == ";" and depth == 0:
-            break
-        if ch == "(":
-            depth += 1
-        elif ch == ")" and depth:
-            depth -= 1
-        elif depth == 0 and not ch.isspace():
-            out.append(ch.upper())
-    return "".join(out)
-
-
-def _words(line: str) -> dict[str, list[float]] | None:
-    pos, words = 0, {}
-    for m in _WORD.finditer(line):
-        if m.start() != pos:
-            return None
-        words.setdefault(m.group(1), []).append(float(m.group(2)))
-        pos = m.end()
-    if pos != len(line):
-        return None
-    return words

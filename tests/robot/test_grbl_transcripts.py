@@ -98,3 +98,36 @@ def test_emulator_answers_like_the_transcript(name: str) -> None:
             got += emu.read()
     want = b"".join(i.data for i in t.items if i.kind == "grbl")
     assert got.decode() == want.decode()
+
+
+class _SilentPort:
+    """A port whose device never answers (wrong baud rate, dead board)."""
+
+    def __init__(self) -> None:
+        self.sent = bytearray()
+
+    def write(self, data: bytes) -> int:
+        self.sent += data
+        return len(data)
+
+    def read(self, size: int = 1) -> bytes:
+        return b""
+
+    def close(self) -> None:
+        pass
+
+
+def test_silent_device_times_out_after_a_soft_reset() -> None:
+    import time
+
+    from robot.errors import GantryTimeout
+
+    port = _SilentPort()
+    g = Grbl(port, timeout_s=0.2)
+    t0 = time.monotonic()
+    with pytest.raises(GantryTimeout, match="no GRBL banner"):
+        g.connect(banner_timeout_s=0.1)
+    assert port.sent == b"\x18"  # it tried a soft reset before giving up
+    assert time.monotonic() - t0 < 1.0
+    with pytest.raises(GantryTimeout, match="did not answer"):
+        g.command("G21")
