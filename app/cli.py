@@ -19,6 +19,8 @@ COMMAND_MODULES = (
     "app.commands.vision",
     "app.commands.robot",
     "app.commands.serve",
+    "app.commands.replay",
+    "app.commands.table",
 )
 
 

@@ -1,0 +1,176 @@
+"""`damas demo`: whole games on the simulated table, robot against a simulated person.
+
+Each game builds the simulated hardware (world, rendered camera, GRBL emulator on a pty,
+gpiozero mock pins, a person who plays with a hand and sometimes breaks a rule), finds the board
+in the first camera image, and runs the same `GameLoop` as the real table.  It prints a live
+status, writes each game's PDN and journal to `--out`, and ends with the line
+`games <n> moves <m> irregularities <k> mismatches <j>` (mismatches: times the board the camera
+saw differed from the true simulated board).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from app.game_loop import GameLoop, RobotArm, TableError
+from game.board import WHITE, Board, Color
+from game.engine.engine import Engine
+from game.pdn import write_game
+from game.referee import Policy
+from robot.config import RobotConfig
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("demo", help="play whole games on the simulated table")
+    p.add_argument("--games", type=_count, default=1)
+    p.add_argument("--level", type=_level, default=6, help="the robot's level, 1..10")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--web", type=int, default=None, metavar="PORT",
+                   help="also serve the live page on 127.0.0.1:PORT")
+    p.add_argument("--out", default="out/demo", help="folder for the PDN and journals")
+    p.add_argument("--movetime", type=float, default=0.3, help="robot's seconds per move")
+    p.add_argument("--max-plies", type=int, default=120,
+                   help="adjudicate a draw after this many plies")
+    p.add_argument("--irregularities", type=float, default=0.1,
+                   help="share of the simulated person's moves that break a rule")
+    p.add_argument("--fps", type=float, default=5.0, help="simulated camera frame rate")
+    p.add_argument("--camera", choices=("rendered", "oracle"), default="rendered",
+                   help="rendered: the 3D-rendered camera and the real vision pipeline; "
+                        "oracle: a flawless camera (fast, for tests)")
+    p.add_argument("--quiet", action="store_true", help="only the summary lines")
+    p.set_defaults(func=cmd_demo)
+
+
+def _count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= n <= 10_000:
+        raise argparse.ArgumentTypeError(f"{n} is out of range 1..10000")
+    return n
+
+
+def _level(text: str) -> int:
+    n = _count(text)
+    if n > 10:
+        raise argparse.ArgumentTypeError(f"level {n} is out of range 1..10")
+    return n
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from app.events import EventBus
+
+    seed = args.seed if args.seed is not None else int(time.time()) % 100_000
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    bus = EventBus("brazilian")
+    server = None
+    if args.web is not None:
+        from app.commands.serve import announce
+        from app.web.server import WebServer
+
+        server = WebServer(bus, "127.0.0.1", args.web).start_in_thread()
+        announce(server)
+    totals = {"moves": 0, "irregularities": 0, "mismatches": 0}
+    games_done = 0
+    try:
+        for game in range(args.games):
+            stats = play_demo_game(game, seed, args, bus, out)
+            games_done += 1
+            for k in totals:
+                totals[k] += stats[k]
+    finally:
+        if server is not None:
+            server.stop()
+    print(f"games {games_done} moves {totals['moves']} irregularities "
+          f"{totals['irregularities']} mismatches {totals['mismatches']}", flush=True)
+    return 0
+
+
+def play_demo_game(game: int, seed: int, args: argparse.Namespace, bus: Any, out: Path
+                   ) -> dict[str, Any]:
+    from app.journal import Journal, JournalHeader
+    from app.simtable import OracleStream, SimOptions, SimulatedTable
+
+    game_seed = seed * 1000 + game
+    board = Board()
+    human: Color = WHITE if game % 2 == 0 else WHITE.other
+    robot = human.other
+    cfg = RobotConfig().for_grid(board.variant.width)
+    sim = SimulatedTable(board, cfg, human, game_seed,
+                         SimOptions(fps=args.fps, irregularity_rate=args.irregularities,
+                                    render=args.camera == "rendered"))
+    quiet = args.quiet
+
+    def say(text: str) -> None:
+        if not quiet:
+            print(f"[game {game + 1}] {text}", flush=True)
+
+    rendered = args.camera == "rendered"
+    observe = _calibrated_observer(sim, board, say) if rendered else (lambda image: None)
+    stream = None if rendered else OracleStream(sim)
+    white_name, black_name = ("Person (simulated)", "Robot") if human is WHITE else (
+        "Robot", "Person (simulated)")
+    journal = Journal.create(Journal.new_path(out), JournalHeader(
+        variant=board.variant.name, white=white_name, black=black_name,
+        robot_colour=robot.value, level=args.level, mode="demo"))
+    bus.new_game(board.variant.name, None, args.level, White=white_name, Black=black_name,
+                 Event="damas demo")
+    engine = Engine(board, args.level, seed=game_seed)
+    t0 = time.perf_counter()
+    with sim.gantry as gantry:
+        arm = RobotArm(cfg, gantry.grbl, gantry.magnet, gantry.lift,
+                       wait_for_crown=lambda name: sim.crown(board.parse_square(name), robot))
+        loop = GameLoop(board, sim.read, observe, robot=robot, engine=engine, arm=arm,
+                        policy=Policy.INSIST, movetime_s=args.movetime,
+                        max_plies=args.max_plies, journal=journal, bus=bus, say=say,
+                        truth=sim.truth, still=sim.record_still, crown=sim.crown,
+                        stream=stream)
+        sim.idle = lambda: sim.human.act(loop.referee)
+        try:
+            result = loop.run()
+        except TableError as e:
+            journal.close()
+            raise OSError(f"game {game + 1}: {e}") from None
+    journal.close()
+    wall = time.perf_counter() - t0
+    record = result.referee.game_record(Event="damas demo", White=white_name, Black=black_name,
+                                        Round=str(game + 1))
+    record.result = result.result
+    pdn_path = out / f"game-{seed}-{game + 1}.pdn"
+    pdn_path.write_text(write_game(record), encoding="utf-8")
+    s = result.stats
+    print(f"game {game + 1}: {result.result} ({result.reason}), {s.moves} moves, "
+          f"{s.irregularities} irregularities ({len(sim.human.planted)} planted), "
+          f"{s.mismatches} mismatches, wall {wall:.1f} s (vision {s.vision_s:.1f} s, "
+          f"engine {s.engine_s:.1f} s, motion {s.motion_s:.1f} s) -> {pdn_path}",
+          flush=True)
+    return {"moves": s.moves, "irregularities": s.irregularities, "mismatches": s.mismatches,
+            "planted": len(sim.human.planted), "wall_s": wall, "vision_s": s.vision_s,
+            "engine_s": s.engine_s, "motion_s": s.motion_s, "result": result}
+
+
+def _calibrated_observer(sim: Any, board: Board, say: Any) -> Any:
+    """Find the board in the first image (as `damas calibrate board` does on a real table),
+    then read every later frame with those corners fixed."""
+    from vision.errors import VisionError
+    from vision.pipeline import BoardObserver
+
+    image, _, _ = sim.read()
+    finder = BoardObserver(board.variant)
+    try:
+        located = finder.locate(image)
+        corners = located.pose.corners_px
+        say(f"board found (confidence {located.confidence:.2f})")
+    except VisionError as e:
+        print(f"board not found automatically ({e}); using the corners a person would click",
+              file=sys.stderr)
+        from sim.render import render
+
+        corners = render(sim.world, sim.scene, board.variant).corners_px
+    return BoardObserver(board.variant, corners_px=corners).observe

@@ -1,0 +1,260 @@
+"""The game loop of the table: watch the human's move, referee it, reply, move the robot's
+piece, and check with the camera that the board is what the game says.
+
+It works on small interfaces so the same loop runs the real table and the simulated one:
+
+- `read_frame()` gives the next camera image with its frame number and time;
+- `observe(image)` is the vision pipeline (`vision.pipeline.BoardObserver.observe`);
+- `RobotArm` plans a move (`robot.planner`) and executes it (`robot.executor`);
+- `Journal` writes every accepted move to disk *before* the robot acts (crash-proof);
+- `EventBus` feeds the web page; `say` prints the terminal status line.
+
+Recording mode is the same loop with no robot: every move comes from the camera.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from game.board import BaseBoard, Board, Color, Move
+from game.engine.engine import Engine
+from game.engine.search import SearchLimits
+from game.referee import EventType, Policy, Referee, RefereeConfig, RefereeEvent
+from robot.config import RobotConfig
+from robot.executor import ExecutionResult, Executor
+from robot.planner import TrayState, plan_move
+from vision.stream import ObservationStream
+
+Frame = tuple[np.ndarray, int, float]
+
+
+class TableError(RuntimeError):
+    """The table cannot go on without a person's help (the message says what to do)."""
+
+
+class RobotArm:
+    """The gantry as the loop sees it: plays a legal move on the physical board, keeping the
+    tray and the carriage position between moves."""
+
+    def __init__(self, cfg: RobotConfig, grbl: Any, magnet: Any, lift: Any = None,
+                 wait_for_crown: Callable[[str], None] | None = None,
+                 progress: Callable[[str], None] | None = None) -> None:
+        self.cfg = cfg
+        self.grbl = grbl
+        self.magnet = magnet
+        self.lift = lift
+        self.wait_for_crown = wait_for_crown
+        self.progress = progress
+        self.tray: TrayState | None = None
+        self.pos_mm = cfg.motion.park_mm
+
+    def play(self, board: Board, move: Move) -> ExecutionResult:
+        plan = plan_move(board, move, self.cfg, self.tray, start_mm=self.pos_mm)
+        result = Executor(self.grbl, self.magnet, self.lift, wait_for_crown=self.wait_for_crown,
+                          progress=self.progress).run(plan)
+        self.tray = plan.tray_after
+        self.pos_mm = plan.end_mm
+        return result
+
+
+@dataclass
+class LoopStats:
+    moves: int = 0
+    irregularities: int = 0
+    mismatches: int = 0  # the camera's board differed from the true board (simulation only)
+    vision_s: float = 0.0
+    engine_s: float = 0.0
+    motion_s: float = 0.0
+    frames: int = 0
+    events: list[RefereeEvent] = field(default_factory=list)
+
+
+@dataclass
+class LoopResult:
+    board: Board
+    referee: Referee
+    stats: LoopStats
+    result: str  # PDN result ("2-0", "1-1", "0-2", "*")
+    reason: str
+
+
+class GameLoop:
+    """Plays (or records) one game; see the module docstring."""
+
+    def __init__(self, board: Board, read_frame: Callable[[], Frame],
+                 observe: Callable[[np.ndarray], Any], *, robot: Color | None = None,
+                 engine: Engine | None = None, arm: RobotArm | None = None,
+                 policy: Policy = Policy.INSIST, movetime_s: float = 1.0,
+                 max_plies: int = 200, journal: Any = None, bus: Any = None,
+                 say: Callable[[str], None] = lambda text: None,
+                 truth: Callable[[], BaseBoard] | None = None,
+                 still: Callable[[], None] | None = None,
+                 crown: Callable[[int, Color], None] | None = None,
+                 stream: Any = None, max_frames_per_turn: int = 3000) -> None:
+        self.board = board
+        self.read_frame = read_frame
+        self.robot = robot
+        self.engine = engine
+        self.arm = arm
+        self.movetime_s = movetime_s
+        self.max_plies = max_plies
+        self.journal = journal
+        self.bus = bus
+        self.say = say
+        self.truth = truth
+        self.still = still
+        self.crown = crown
+        self.max_frames = max_frames_per_turn
+        self.stats = LoopStats()
+        if robot is None:
+            policy = Policy.RECORD
+        self.referee = Referee(board, RefereeConfig(policy=policy))
+        self.stream = stream or ObservationStream(self._timed(observe), board.variant)
+        self.moves: list[str] = []
+
+    def _timed(self, observe: Callable[[np.ndarray], Any]) -> Callable[[np.ndarray], Any]:
+        def run(image: np.ndarray) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return observe(image)
+            finally:
+                self.stats.vision_s += time.perf_counter() - t0
+        return run
+
+    # -- the game -------------------------------------------------------------------------
+    def run(self) -> LoopResult:
+        self._status("Game started: make your move" if self.robot is not self.board.turn
+                     else "Game started: the robot moves first", "playing")
+        while True:
+            outcome = self.referee.board.outcome(claim_draw=True)
+            if outcome is not None:
+                return self._end(outcome.result, outcome.reason)
+            if len(self.moves) >= self.max_plies:
+                return self._end("1-1", f"drawn by agreement after {self.max_plies} plies")
+            if self.robot is not None and self.referee.board.turn is self.robot:
+                self._robot_turn()
+            else:
+                self._human_turn()
+
+    def _end(self, result: str, reason: str) -> LoopResult:
+        if self.journal is not None:
+            self.journal.record_end(result, reason)
+        if self.bus is not None:
+            self.bus.end_game(result, f"Game over: {reason}")
+        self.say(f"game over {result} ({reason})")
+        return LoopResult(self.referee.board, self.referee, self.stats, result, reason)
+
+    def _status(self, text: str, phase: str | None = None) -> None:
+        self.say(text)
+        if self.bus is not None:
+            self.bus.set_status(text, phase)
+
+    # -- the person's move ------------------------------------------------------------------
+    def _human_turn(self) -> None:
+        ref = self.referee
+        before = len(ref.record)
+        self._status(f"{ref.board.turn.value.capitalize()} to move", "playing")
+        for _ in range(self.max_frames):
+            image, frame, t = self.read_frame()
+            self.stats.frames += 1
+            obs, stable = self.stream.push(image, frame, t)
+            for event in ref.observe(obs, stable):
+                self._on_event(event)
+            if len(ref.record) > before and not ref.restore:
+                return
+        raise TableError("no move could be read from the camera for a long time: check that "
+                         "the board is in view and the position is the one shown")
+
+    def _on_event(self, event: RefereeEvent) -> None:
+        ref = self.referee
+        self.stats.events.append(event)
+        if event.type is EventType.MOVE:
+            self._accepted(event.move, by="human")
+            return
+        if event.type is EventType.UNREADABLE:
+            self._status(f"Cannot read the move: {event.detail}")
+            return
+        if event.penalised:
+            self.stats.irregularities += 1
+        names = [ref.board.square_name(s) for s in event.squares]
+        text = f"{event.type.value.replace('_', ' ')}: {event.detail}"
+        if self.journal is not None:
+            self.journal.record_irregularity(event.type.value, text, names)
+        if self.bus is not None:
+            self.bus.raise_alert(f"irr-{len(self.stats.events)}", text, "warning",
+                                 squares=event.squares)
+        if ref.restore:
+            squares = ", ".join(ref.board.square_name(s) for s in sorted(ref.restore))
+            self._status(f"{text}. Please put back: {squares}", "playing")
+        else:
+            self._status(text)
+
+    def _accepted(self, text: str, by: str, comment: str | None = None) -> None:
+        ref = self.referee
+        self.moves.append(text)
+        self.stats.moves += 1
+        if self.journal is not None:
+            self.journal.record_move(text, ref.board.fen(), by=by, comment=comment)
+        if self.bus is not None:
+            self.bus.set_position(ref.board, list(self.moves), ref.board.peek())
+        self.say(f"{len(self.moves):3d}. {text}")
+        last = ref.board.peek()
+        if by == "human" and last is not None and last.promotes:
+            # RULES.md: the opponent materialises the crown; a gantry under the board cannot
+            # stack, so the person is asked (the simulated one just does it).
+            sq = last.to_square
+            self._status(f"Crown: please stack a second piece on {ref.board.square_name(sq)}")
+            if self.crown is not None:
+                mover = ref.board.turn.other
+                self.crown(sq, mover)
+
+    # -- the robot's move -------------------------------------------------------------------
+    def _robot_turn(self) -> None:
+        assert self.engine is not None
+        ref = self.referee
+        board = ref.board.copy()
+        self._status("The robot is thinking", "playing")
+        t0 = time.perf_counter()
+        reply = self.engine.play(board, SearchLimits(movetime_s=self.movetime_s))
+        self.stats.engine_s += time.perf_counter() - t0
+        if self.bus is not None:
+            score = reply.result.score
+            white_score = score if board.turn is Color.WHITE else -score
+            self.bus.set_thinking(white_score, reply.pv_names, reply.result.depth)
+        ref.apply_move(reply.move)  # the game record first: journal before the robot acts
+        self._accepted(reply.name, by="robot")
+        if self.arm is not None:
+            self._status(f"The robot plays {reply.name}", "playing")
+            t0 = time.perf_counter()
+            self.arm.play(board, reply.move)
+            self.stats.motion_s += time.perf_counter() - t0
+        self._verify()
+
+    def _verify(self) -> None:
+        """After the robot's move: the camera must see the position the game says."""
+        if self.still is not None:
+            self.still()
+        expected = self.referee.board
+        seen = None
+        for _ in range(60):
+            image, frame, t = self.read_frame()
+            obs, stable = self.stream.push(image, frame, t)
+            self.referee.see(obs)
+            if stable:
+                seen = obs.placement()
+                break
+        if seen is None:
+            raise TableError("the camera never saw a still board after the robot's move")
+        if self.truth is not None and not seen.placement_equals(self.truth()):
+            self.stats.mismatches += 1
+            wrong = ", ".join(expected.square_name(s) for s in seen.differences(self.truth()))
+            self.say(f"camera and table disagree on {wrong}")
+        diff = seen.differences(expected)
+        if diff:
+            names = ", ".join(expected.square_name(s) for s in diff)
+            self._status(f"The board does not match the game on {names}: please check")
