@@ -37,7 +37,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from app.events import CONTROL_ACTIONS, ControlAction, ControlRefused, EventBus
@@ -223,7 +223,7 @@ def build_app(bus: EventBus, token: str, frame_max_fps: float = 2.0,
         finally:
             fanout.detach()
 
-    routes = [Route(path, asset) for path in ASSETS]
+    routes: list[BaseRoute] = [Route(path, asset) for path in ASSETS]
     routes += [Route("/api/state", state), Route("/api/board.svg", board),
                Route("/api/frame.jpg", frame), Route("/game.pdn", pdn),
                Route("/api/whoami", whoami), Route("/api/qr.svg", qr),

@@ -12,8 +12,8 @@ import io
 import secrets
 import socket
 
-import qrcode
-import qrcode.image.svg
+import qrcode  # type: ignore[import-untyped]
+import qrcode.image.svg  # type: ignore[import-untyped]
 
 
 def new_token() -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -208,31 +207,29 @@ def test_http_errors_are_json(server: WebServer) -> None:
     assert status == 200 and body.startswith(b"<?xml") and b"<svg" in body
 
 
+@pytest.fixture(scope="module")
+def shared() -> Iterator[tuple[WebServer, ControlInbox]]:
+    """One server for all hypothesis examples (function-scoped fixtures are not re-run)."""
+    bus = EventBus()
+    inbox = ControlInbox(max_pending=1000)
+    bus.set_control_handler(inbox)
+    srv = WebServer(bus, "127.0.0.1", 0, TOKEN).start_in_thread()
+    yield srv, inbox
+    srv.stop()
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.one_of(st.binary(max_size=200),
                  st.dictionaries(st.sampled_from(["action", "level", "alert_id", "choice", "x"]),
                                  st.one_of(st.none(), st.integers(), st.text(max_size=5),
                                            st.lists(st.integers(), max_size=2)))))
-def test_no_control_body_causes_a_server_error(payload: Any) -> None:
-    bus = EventBus()
-    bus.set_control_handler(ControlInbox(max_pending=1000))
-    srv = _shared_server(bus)
+def test_no_control_body_causes_a_server_error(shared: tuple[WebServer, ControlInbox],
+                                               payload: Any) -> None:
+    srv, inbox = shared
     status, body = control(srv, payload)
-    assert status in (202, 400, 409) and ("ok" in body or "error" in body)
-
-
-_SHARED: dict[str, WebServer] = {}
-_SHARED_LOCK = threading.Lock()
-
-
-def _shared_server(bus: EventBus) -> WebServer:
-    """One server for all hypothesis examples (its bus swapped per example)."""
-    with _SHARED_LOCK:
-        if "srv" not in _SHARED:
-            _SHARED["srv"] = WebServer(EventBus(), "127.0.0.1", 0, TOKEN).start_in_thread()
-        srv = _SHARED["srv"]
-    srv.bus.set_control_handler(bus._control)  # noqa: SLF001 - test wiring
-    return srv
+    delivered = inbox.drain()
+    assert status in (202, 400) and ("ok" in body or "error" in body)
+    assert len(delivered) == (1 if status == 202 else 0)
 
 
 def test_whoami(server: WebServer) -> None:
