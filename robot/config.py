@@ -215,7 +215,7 @@ def _build(cls: type, data: dict[str, Any], where: str) -> Any:
 
 
 def _convert(hint: Any, value: Any, where: str) -> Any:
-    if dataclasses.is_dataclass(hint):
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return _build(hint, value, where)
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)

@@ -275,7 +275,7 @@ class _Planner:
         slots = self.cfg.tray.capture_slots
         occupied = {i for i, s in enumerate(slots) if self.count_at(s)}
 
-        def cost(order: tuple[Point, ...]) -> float:
+        def cost(order: tuple[Point, ...] | list[Point]) -> float:
             cur, used, total = self.pos, set(occupied), 0.0
             for p in order:
                 free = [i for i in range(len(slots)) if i not in used]
@@ -288,7 +288,8 @@ class _Planner:
             return total
 
         if len(pieces) <= 6:
-            return list(min(itertools.permutations(pieces), key=lambda o: (cost(o), o)))
+            orders: list[tuple[Point, ...]] = list(itertools.permutations(pieces))
+            return list(min(orders, key=lambda o: (cost(o), o)))
         order: list[Point] = []
         rest = list(pieces)
         cur = self.pos
@@ -360,7 +361,9 @@ def _crown(pl: _Planner, board: Board, move: Move, piece: Piece, to: Point) -> N
         king = spares[stocked[0]]
         if pl.count_at(king) >= 2:
             pl.remove_to_tray(to, f"man {sqname}")
-            pl.steps[-1] = replace(pl.steps[-1], purpose="unmake")  # type: ignore[type-var]
+            last = pl.steps[-1]
+            assert isinstance(last, Carry)
+            pl.steps[-1] = replace(last, purpose="unmake")
             pl.carry(king, to, "king", f"king {sqname}")
             return
     pl.steps.append(AskCrown(sqname, to, color))

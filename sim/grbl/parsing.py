@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+# The simulated machine's EEPROM: GRBL 1.1's layout, tuned like the robot (6000 mm/min,
+# 500 mm/s^2 on X and Y); GRBL's own firmware defaults are in the startup_idle transcript.
 DEFAULT_SETTINGS: dict[int, float] = {
     0: 10, 1: 25, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0, 10: 1, 11: 0.010, 12: 0.002, 13: 0, 20: 0,
     21: 0, 22: 0, 23: 0, 24: 25.0, 25: 500.0, 26: 250, 27: 1.0, 30: 1000, 31: 0, 32: 0,
@@ -31,7 +33,8 @@ def clean_line(raw: str) -> str:
 
 
 def words_of(line: str) -> dict[str, list[float]] | None:
-    pos, words = 0, {}
+    pos = 0
+    words: dict[str, list[float]] = {}
     for m in WORD.finditer(line):
         if m.start() != pos:
             return None
