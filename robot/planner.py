@@ -288,8 +288,10 @@ class _Planner:
             return total
 
         if len(pieces) <= 6:
-            orders: list[tuple[Point, ...]] = list(itertools.permutations(pieces))
-            return list(min(orders, key=lambda o: (cost(o), o)))
+            def key(o: tuple[Point, ...]) -> tuple[float, tuple[Point, ...]]:
+                return (cost(o), o)
+
+            return list(min(itertools.permutations(pieces), key=key))
         order: list[Point] = []
         rest = list(pieces)
         cur = self.pos
