@@ -129,11 +129,13 @@ class GpioConfig:
 @dataclass(frozen=True)
 class WebConfig:
     """Where the live page listens: 127.0.0.1 (this machine only) unless a club screen or
-    phones need it ("0.0.0.0").  `frame_max_fps` caps camera pictures per viewer."""
+    phones need it ("0.0.0.0").  `frame_max_fps` caps camera pictures per viewer;
+    `flipped` draws the diagram from the black side (e.g. the screen stands behind Black)."""
 
     host: str = "127.0.0.1"
     port: int = 8080
     frame_max_fps: float = 2.0
+    flipped: bool = False  # draw the diagram from the black side
 
 
 @dataclass(frozen=True)

@@ -117,6 +117,7 @@ class _State:
     alerts: tuple[Alert, ...] = ()
     clock: Clock | None = None
     game_id: int = 0
+    pdn: str | None = None  # the game loop's own PDN (with comments), if it gives one
 
 
 @dataclass(frozen=True)
@@ -153,6 +154,8 @@ class Snapshot:
 
     def pdn(self) -> str:
         """The game so far as PDN text (result "*" until the game ends)."""
+        if self.state.pdn is not None:
+            return self.state.pdn
         if "pdn" not in self._cache:
             s = self.state
             rec = new_record(s.variant, s.start_fen, **s.tags)
@@ -304,6 +307,14 @@ class EventBus:
             self._state.status = status
             if phase is not None:
                 self._state.phase = phase
+        self._changed()
+
+    def set_pdn(self, pdn_text: str | None) -> None:
+        """Serve this PDN text for the current game (e.g. `write_game(loaded.to_game_record())`
+        from the journal, with the irregularities as comments) instead of the bare move list.
+        Cleared by `new_game`."""
+        with self._lock:
+            self._state.pdn = pdn_text
         self._changed()
 
     def set_level(self, level: int | None) -> None:

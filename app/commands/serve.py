@@ -46,7 +46,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     host = args.host or config.web.host
     port = args.port or config.web.port
-    bus = EventBus(config.game.variant)
+    bus = EventBus(config.game.variant, flipped=config.web.flipped)
     bus.set_status("Waiting for a game", phase="waiting")
     server = WebServer(bus, host, port, frame_max_fps=config.web.frame_max_fps)
     server.serve_forever(on_listening=announce)

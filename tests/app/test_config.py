@@ -77,6 +77,7 @@ def test_opencv_device_path_and_folder_source(tmp_path: Path) -> None:
     ('[gpio]\nled_ready = 5\nbuzzer = 5\n', "gpio.buzzer", "already used by gpio.led_ready"),
     ('[gpio]\npin_factory = "wiringpi"\n', "gpio.pin_factory", "expected one of mock"),
     ('[web]\nport = 70000\n', "web.port", "1..65535"),
+    ('[web]\nflipped = "yes"\n', "web.flipped", "expected true or false"),
     ('[web]\n', None, None),
     ('[journal]\ndir = 5\n', "journal.dir", "expected a path"),
     ('game = 3\n', "game", "expected a table"),

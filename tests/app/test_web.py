@@ -266,6 +266,16 @@ def test_pdn_download_replays(server: WebServer, bus: EventBus) -> None:
     assert rec.tags["White"] == "Ana"
 
 
+def test_game_loop_pdn_replaces_the_bare_move_list(server: WebServer, bus: EventBus) -> None:
+    bus.new_game()
+    play(bus, ["c3-d4"])
+    text = '[Event "Club"]\n\n1. c3-d4 {put back once from e4} *\n'
+    bus.set_pdn(text)
+    assert http(server, "/game.pdn")[2].decode() == text
+    bus.new_game()  # a new game forgets the old text
+    assert b"Club" not in http(server, "/game.pdn")[2]
+
+
 def test_bound_port_in_use_is_a_clear_oserror(server: WebServer, bus: EventBus) -> None:
     with pytest.raises(OSError, match=f"cannot listen on 127.0.0.1:{server.port}"):
         WebServer(bus, "127.0.0.1", server.port).start_in_thread()
