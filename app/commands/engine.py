@@ -87,6 +87,16 @@ def _process_age_s() -> float:
         return 0.0
 
 
+def _startup_s(movetime_s: float) -> float:
+    """Time already spent starting this command, to take off the thinking budget.
+
+    A one-shot `damas bestmove` pays interpreter start-up and imports before the search; when
+    `main()` runs inside a long-lived process (tests, the game loop) the process age is no
+    start-up at all, so an age above 60% of the budget is not counted."""
+    age = _process_age_s()
+    return age if age <= 0.6 * movetime_s else 0.0
+
+
 def cmd_bestmove(args: argparse.Namespace) -> int:
     variant = find_variant(args.variant)
     board = Board(args.fen, variant)
@@ -95,7 +105,7 @@ def cmd_bestmove(args: argparse.Namespace) -> int:
     if args.engine_cmd:
         return _bestmove_hub(args, board)
     movetime = args.movetime if args.movetime is not None or args.depth else DEFAULT_MOVETIME_S
-    budget = move_budget_s(movetime, already_used_s=_process_age_s()) if movetime else None
+    budget = move_budget_s(movetime, already_used_s=_startup_s(movetime)) if movetime else None
     engine = Engine(board, args.level, seed=args.seed)
 
     def info(it: Iteration) -> None:

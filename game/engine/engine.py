@@ -75,10 +75,15 @@ class Engine:
     def analyse(self, board: Board, limits: SearchLimits,
                 on_iteration: Callable[[Iteration], None] | None = None) -> SearchResult:
         lvl = self.level
+        depth = limits.depth
         if lvl.max_depth is not None:
-            limits = SearchLimits(depth=min(limits.depth or lvl.max_depth, lvl.max_depth),
-                                  movetime_s=limits.movetime_s, nodes=limits.nodes,
-                                  stop=limits.stop)
+            depth = min(depth or lvl.max_depth, lvl.max_depth)
+        frac = lvl.time_fraction
+        limits = SearchLimits(
+            depth=depth,
+            movetime_s=limits.movetime_s * frac if limits.movetime_s else None,
+            nodes=max(100, int(limits.nodes * frac)) if limits.nodes else None,
+            stop=limits.stop)
         return self.searcher.search(position_of(board), limits, margin=lvl.margin_cp,
                                     on_iteration=on_iteration)
 

@@ -3,7 +3,8 @@
 A level limits the depth, and chooses among the root moves whose exact scores lie within
 `margin_cp` of the best, adding a random bonus of up to `noise_cp` to each: a low level sees
 little and does not care much for what it sees, so a child can beat it, yet it only ever plays
-legal moves.  `blunder_chance` sometimes plays any legal move outright.  Level 10 is the full
+legal moves.  `blunder_chance` sometimes plays any legal move outright, and `time_fraction`
+makes the lower levels answer sooner (a child should not wait) and think less.  Level 10 is the full
 search, with a few centipawns of noise so that two games from the same opening differ (a seed
 makes them identical again).
 """
@@ -24,19 +25,20 @@ class Level:
     margin_cp: int
     noise_cp: int
     blunder_chance: float
+    time_fraction: float  # share of the time (or node) budget it uses
 
 
 LEVELS: dict[int, Level] = {
-    1: Level(1, 1, 400, 400, 0.30),
-    2: Level(2, 1, 250, 250, 0.15),
-    3: Level(3, 2, 160, 160, 0.08),
-    4: Level(4, 2, 100, 100, 0.05),
-    5: Level(5, 3, 70, 70, 0.03),
-    6: Level(6, 4, 45, 45, 0.01),
-    7: Level(7, 5, 30, 30, 0.0),
-    8: Level(8, 7, 18, 18, 0.0),
-    9: Level(9, 9, 10, 10, 0.0),
-    10: Level(10, None, 4, 4, 0.0),
+    1: Level(1, 1, 400, 400, 0.30, 0.2),
+    2: Level(2, 1, 250, 250, 0.15, 0.2),
+    3: Level(3, 2, 160, 160, 0.08, 0.2),
+    4: Level(4, 2, 100, 100, 0.05, 0.25),
+    5: Level(5, 3, 70, 70, 0.03, 0.25),
+    6: Level(6, 4, 45, 45, 0.01, 0.25),
+    7: Level(7, 5, 30, 30, 0.0, 0.25),
+    8: Level(8, 6, 18, 18, 0.0, 0.3),
+    9: Level(9, 8, 10, 10, 0.0, 0.5),
+    10: Level(10, None, 4, 4, 0.0, 1.0),
 }
 
 

@@ -15,6 +15,7 @@ as several bitboard operations, so the hot path keeps everything in locals.
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +30,7 @@ MATE = 100_000  # score of a won game at the root; a win in n plies scores MATE 
 INF = 1_000_000
 MAX_PLY = 128
 _EXACT, _LOWER, _UPPER = 0, 1, 2
-_POLL_MASK = 1023  # check the clock and the stop flag every 1024 nodes
+_POLL_MASK = 255  # check the clock and the stop flag every 256 nodes
 
 
 class SearchAborted(Exception):
@@ -105,7 +106,7 @@ class Searcher:
         self.zobrist = zobrist_keys(variant.width, variant.height)
         self.tt: dict[int, tuple[int, int, int, Any]] = {}
         self.tt_max_entries = tt_max_entries
-        self.history: dict[int, int] = {}
+        self.history: defaultdict[Any, int] = defaultdict(int)  # quiet raw move -> score
         self.killers: list[list[Any]] = [[None, None] for _ in range(MAX_PLY + 2)]
         self.nodes = 0
         limit = variant.kings_only_moves or variant.no_progress_moves
@@ -180,13 +181,13 @@ class Searcher:
 
     # ---------------------------------------------------------------- quiescence
     def _qs(self, w: int, b: int, k: int, wtm: bool, alpha: int, beta: int) -> int:
-        self.nodes += 1
-        if not self.nodes & _POLL_MASK:
-            self._poll()
-        if not self.gen.has_capture(w, b, k, wtm):
-            return self.evaluate(w, b, k, wtm)
+        """Quiescence from a position whose side to move must capture (node already counted):
+        every capture is searched; a child without a capture is evaluated."""
         best = -INF
+        has_capture = self.gen.has_capture
+        evaluate = self.evaluate
         qs = self._qs
+        nwtm = not wtm
         for frm, to, cap, promo, _p, _o in self.gen.captures(w, b, k, wtm):
             ft = frm ^ to
             if wtm:
@@ -201,7 +202,13 @@ class Searcher:
                 nk = k & ~cap
                 if promo:
                     nk |= to
-            s = -qs(nw, nb, nk, not wtm, -beta, -alpha)
+            self.nodes += 1
+            if not self.nodes & _POLL_MASK:
+                self._poll()
+            if has_capture(nw, nb, nk, nwtm):
+                s = -qs(nw, nb, nk, nwtm, -beta, -alpha)
+            else:
+                s = -evaluate(nw, nb, nk, nwtm)
             if s > best:
                 best = s
                 if s > alpha:
@@ -270,7 +277,7 @@ class Searcher:
         hist = self.history
         if n > 1:
             if not is_cap:
-                moves.sort(key=lambda m: hist.get(m[0] | (m[1] << 64), 0), reverse=True)
+                moves.sort(key=hist.__getitem__, reverse=True)
                 for km in (killers[1], killers[0]):
                     if km is not None:
                         for i in range(1, n):
@@ -299,6 +306,9 @@ class Searcher:
         if n == 1 and ply < self._max_ext_ply:
             new_depth = depth  # a forced reply costs no depth
         nwtm = not wtm
+        leaf = new_depth <= 0 and not few
+        has_capture = gen.has_capture
+        evaluate = self.evaluate
         a0 = alpha
         best = -INF
         best_move = None
@@ -338,7 +348,16 @@ class Searcher:
             else:
                 neid = None
                 neplies = 0
-            if i == 0:
+            if leaf and nquiet < 4 and neid is None:
+                # a leaf without draw-rule business: evaluate here, saving a call
+                self.nodes += 1
+                if not self.nodes & _POLL_MASK:
+                    self._poll()
+                if has_capture(nw, nb, nk, nwtm):
+                    s = -self._qs(nw, nb, nk, nwtm, -beta, -alpha)
+                else:
+                    s = -evaluate(nw, nb, nk, nwtm)
+            elif i == 0:
                 s = -search(nw, nb, nk, nwtm, new_depth, -beta, -alpha, ply + 1, nquiet, neid,
                             neplies, nkey)
             else:
@@ -358,8 +377,7 @@ class Searcher:
                             if killers[0] is None or killers[0][0] != frm or killers[0][1] != to:
                                 killers[1] = killers[0]
                                 killers[0] = m
-                            hk = frm | (to << 64)
-                            hist[hk] = hist.get(hk, 0) + depth * depth
+                            hist[m] += depth * depth
                         break
         flag = _LOWER if best >= beta else (_EXACT if best > a0 else _UPPER)
         store = best

@@ -1,6 +1,6 @@
 """Time budgets: how long to think about one move.
 
-A fixed `movetime` is used almost entirely (the search stops at 97% of it, leaving room to
+A fixed `movetime` is used almost entirely (the search stops at 95% of it, leaving room to
 print and return), so the answer comes within the budget +-10%.  With a game clock, the budget
 is an even share of the remaining time over the moves still expected, plus most of the
 increment, never more than a third of what is left.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SAFETY_FRACTION = 0.97
+SAFETY_FRACTION = 0.95
 EXPECTED_MOVES_LEFT = 30
 
 

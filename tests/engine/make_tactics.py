@@ -1,11 +1,12 @@
 """Find Brazilian tactics positions ("golpes") by exhaustive search; print them as data lines.
 
 Run once: `python -m tests.engine.make_tactics 20 20 > tests/engine/tactics_brazilian.txt`
-(20 shallow, 20 deep positions).  A position qualifies when White, to move and with no capture
-available, wins at least one man (man = 1, king = 3) by force within `plies` plies plus
-forced captures, has at most two winning first moves, a capture of two or more pieces by White
-follows a Black reply to one of them, and a shallower look does not see the gain: one ply for
-the shallow set (7 plies), three plies for the deep set (9 plies).
+(20 shallow, 20 deep positions).  A position qualifies when White, to move, with no capture
+available and material within one man of equality, wins at least two men (man = 1, king = 3)
+by force within `plies` plies plus forced captures, has at most two winning first moves, a
+capture of two or more pieces by White follows a Black reply to one of them, and a shallower
+look does not see any gain: one ply for the shallow set (7 plies), three plies for the deep set
+(9 plies).
 Each line is `FEN | gain | plies | blind plies`; the test re-verifies every line with the same
 solver.  The plies include two beyond the end of the combination, so that the gain is not an
 artefact of the horizon.
@@ -20,7 +21,7 @@ from game.board import Board
 from game.movegen import apply_raw
 from tests.engine.bruteforce import _material, material_value, winning_first_moves
 
-GAIN = 1
+GAIN = 2
 
 
 def _random_position(rng: random.Random) -> Board:
@@ -72,6 +73,8 @@ def find(wanted: int, plies: int, blind_plies: int, rng: random.Random) -> None:
         if gen.has_capture(w, b, k, True) or gen.has_capture(w, b, k, False):
             continue
         base = _material(w, b, k, True)
+        if abs(base) > 1:
+            continue  # near-equal material: winning a man is then the point of the position
         if material_value(gen, w, b, k, True, blind_plies) - base > 0:
             continue
         if material_value(gen, w, b, k, True, plies) - base < GAIN:

@@ -22,12 +22,12 @@ DATA = Path(__file__).with_name("tactics_brazilian.txt")
 ENGINE_DEPTH = 6
 
 
-def _cases() -> list[tuple[str, int, int]]:
+def _cases() -> list[tuple[str, int, int, int]]:
     out = []
     for line in DATA.read_text().splitlines():
         if line.strip() and not line.startswith("#"):
-            fen, gain, plies = (p.strip() for p in line.split("|"))
-            out.append((fen, int(gain), int(plies)))
+            fen, gain, plies, blind = (p.strip() for p in line.split("|"))
+            out.append((fen, int(gain), int(plies), int(blind)))
     return out
 
 
@@ -36,11 +36,11 @@ CASES = _cases()
 
 def test_there_are_at_least_thirty_positions() -> None:
     assert len(CASES) >= 30
-    assert len({fen for fen, _, _ in CASES}) == len(CASES)
+    assert len({c[0] for c in CASES}) == len(CASES)
 
 
-@pytest.mark.parametrize(("fen", "gain", "plies"), CASES, ids=[c[0] for c in CASES])
-def test_golpe(fen: str, gain: int, plies: int) -> None:
+@pytest.mark.parametrize(("fen", "gain", "plies", "blind"), CASES, ids=[c[0] for c in CASES])
+def test_golpe(fen: str, gain: int, plies: int, blind: int) -> None:
     board = Board(fen, "brazilian")
     gen = board.gen
     w, b, k = board.white, board.black, board.kings
@@ -48,7 +48,6 @@ def test_golpe(fen: str, gain: int, plies: int) -> None:
     # independent verification of the position
     assert not gen.has_capture(w, b, k, True)
     assert material_value(gen, w, b, k, True, plies) - base >= gain
-    blind = 1 if plies <= 5 else 3
     assert material_value(gen, w, b, k, True, blind) - base < gain
     wins = winning_first_moves(gen, w, b, k, True, plies, gain)
     assert wins
