@@ -4,9 +4,10 @@ plan prints the G-code of the robot's move and a last line
 `segments <n> travel_mm <x> est_s <t>`; execute runs it on a GRBL device (a path, a pyserial
 URL, or `sim://` for the simulated table in this process) and ends with
 `done travel_mm <x> elapsed_s <t>` (on `sim://`, elapsed is the simulated machine time).
-calibrate gantry jogs the magnet over a1, h1, h8, a8 from the keyboard (one line of keys at a
-time: a/d = -X/+X, s/w = -Y/+Y, + and - change the step, an empty line records the corner,
-x abandons), fits the board-to-machine mapping and saves it in the calibration file.
+calibrate gantry jogs the magnet over a1, h1, h8, a8 from the keyboard (a/d or left/right =
+-X/+X, s/w or down/up = -Y/+Y, + and - change the step, Enter records the corner, x abandons;
+piped input is read a line of keys at a time, an empty line recording), fits the
+board-to-machine mapping and saves it in the calibration file.
 """
 
 from __future__ import annotations
@@ -264,9 +265,10 @@ def cmd_calibrate_gantry(args: argparse.Namespace) -> int:
         print("keys: a/d = -X/+X, s/w = -Y/+Y, + / - = bigger/smaller step, "
               "empty line = record, x = abandon", flush=True)
         points = {}
+        keys = _key_source()
         names = _corner_labels(grid)
         for key, label in zip(CORNER_NAMES, names, strict=True):
-            points[key] = _jog_to_corner(grbl, label, args.feed)
+            points[key] = _jog_to_corner(grbl, label, args.feed, keys)
     except GantryError as e:
         raise OSError(f"gantry: {e}") from None
     finally:
@@ -285,12 +287,40 @@ def _corner_labels(grid: int) -> tuple[str, str, str, str]:
     return ("a1", f"{last}1", f"{last}{grid}", f"a{grid}")
 
 
-def _jog_to_corner(grbl: Grbl, label: str, feed: float) -> tuple[float, float]:
+def _key_source() -> Any:
+    """Lines of keys: from a terminal, each key press at once (arrows work too, Enter is the
+    empty line); from a pipe or a file, line by line (how tests and scripts drive it)."""
+    if not sys.stdin.isatty():
+        return sys.stdin.readline
+    import termios
+    import tty
+
+    arrows = {"A": "w", "B": "s", "C": "d", "D": "a"}
+
+    def read_key() -> str:
+        fd = sys.stdin.fileno()
+        old = termios.tcgetattr(fd)
+        try:
+            tty.setcbreak(fd)
+            ch = sys.stdin.read(1)
+            if ch == "\x1b" and sys.stdin.read(1) == "[":
+                ch = arrows.get(sys.stdin.read(1), "?")
+        finally:
+            termios.tcsetattr(fd, termios.TCSADRAIN, old)
+        if ch in ("\r", "\n"):
+            return "\n"
+        return ch + "\n" if ch else ""
+
+    return read_key
+
+
+def _jog_to_corner(grbl: Grbl, label: str, feed: float,
+                   read_line: Any = None) -> tuple[float, float]:
     step_i = 1
     print(f"jog the magnet over the centre of {label} (step {JOG_STEPS_MM[step_i]:g} mm)",
           flush=True)
     while True:
-        line = sys.stdin.readline()
+        line = (read_line or sys.stdin.readline)()
         if not line:
             raise ValueError(f"input ended before {label} was recorded")
         keys = line.strip()
