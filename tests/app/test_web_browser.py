@@ -58,6 +58,9 @@ def test_page_follows_the_bus_and_guards_control(
     browser.navigate(base)
     browser.wait_for("document.getElementById('phase').textContent === 'waiting'")
     assert browser.evaluate("document.getElementById('controls').hidden") is True
+    for hidden in ("controls", "clock", "camera-box"):  # no controls, clock, camera yet
+        assert browser.evaluate(
+            f"getComputedStyle(document.getElementById('{hidden}')).display") == "none"
     bus.new_game("brazilian", White="Ana", Black="Robot", level=3)
     board, names = Board(), []
     for text in ("c3-d4", "f6-e5", "d4xf6"):
@@ -109,6 +112,8 @@ def test_page_follows_the_bus_and_guards_control(
     assert browser.evaluate("document.getElementById('score').textContent") == "-0.40"
     assert browser.evaluate(
         "document.querySelector('#clock-white .t').textContent") == "5:00"
+    assert browser.evaluate("getComputedStyle(document.getElementById('clock')).display") \
+        == "flex"
     time.sleep(0.3)  # let the page's clock tick once more before the picture
     shot = Path(os.environ.get("DAMAS_SCREENSHOT", tmp_path / "page.png"))
     browser.screenshot(shot)
