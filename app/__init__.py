@@ -1,1 +1,1 @@
-"""The application: configuration, building real or simulated devices, the CLI, game loop and web page."""
+"""The application: configuration, real or simulated devices, the CLI, game loop and web page."""

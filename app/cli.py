@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "app.commands.serve",
     "app.commands.replay",
     "app.commands.table",
+    "app.commands.play",
 )
 
 

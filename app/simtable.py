@@ -22,6 +22,7 @@ from game.board import BaseBoard, Board, Color, Move, Piece
 from game.engine.engine import Engine
 from game.engine.search import SearchLimits
 from game.referee import Referee
+from game.variants import Variant
 from robot.config import RobotConfig
 from sim.opponent import Hand, Table, oracle_observation, scene_hand
 from sim.render import render
@@ -130,14 +131,15 @@ class OracleStream:
     rendered: reads the recorded table state as a flawless camera would, through the same
     stillness gate."""
 
-    def __init__(self, table: SimulatedTable) -> None:
+    def __init__(self, world: World, variant: Variant) -> None:
         from vision.stream import StillnessGate
 
-        self.t = table
+        self.world = world
+        self.variant = variant
         self.gate = StillnessGate()
 
     def push(self, state: Any, frame: int, time_s: float) -> tuple[Any, bool]:
-        obs = oracle_observation(state, self.t.world, self.t.variant)
+        obs = oracle_observation(state, self.world, self.variant)
         return obs, self.gate.push(obs, state.hand is not None)
 
 

@@ -113,7 +113,7 @@ def play_demo_game(game: int, seed: int, args: argparse.Namespace, bus: Any, out
 
     rendered = args.camera == "rendered"
     observe = _calibrated_observer(sim, board, say) if rendered else (lambda image: None)
-    stream = None if rendered else OracleStream(sim)
+    stream = None if rendered else OracleStream(sim.world, sim.variant)
     white_name, black_name = ("Person (simulated)", "Robot") if human is WHITE else (
         "Robot", "Person (simulated)")
     journal = Journal.create(Journal.new_path(out), JournalHeader(
