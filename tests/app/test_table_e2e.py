@@ -56,7 +56,7 @@ def test_demo_game_with_planted_irregularities(tmp_path: Path,
 
 def _config(tmp_path: Path) -> Path:
     cfg = tmp_path / "table.toml"
-    cfg.write_text(f'version = 1\n[journal]\ndir = "{tmp_path / "games"}"\n')
+    cfg.write_text(f'version = 1\n[game]\nlevel = 1\n[journal]\ndir = "{tmp_path / "games"}"\n')
     return cfg
 
 
