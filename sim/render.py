@@ -411,8 +411,11 @@ def _distortion_maps(w: int, h: int, focal: float,
     gy, gx = np.mgrid[0:h + step:step, 0:w + step:step].astype(np.float32)
     pts = np.stack([gx.ravel(), gy.ravel()], axis=1).reshape(-1, 1, 2)
     und = cv2.undistortPoints(pts, k, np.array(dist), P=k).reshape(gy.shape + (2,))
-    mx = cv2.resize(und[..., 0], (w + step, h + step), interpolation=cv2.INTER_LINEAR)[:h, :w]
-    my = cv2.resize(und[..., 1], (w + step, h + step), interpolation=cv2.INTER_LINEAR)[:h, :w]
+    # Bilinear interpolation of the coarse grid at x/step, y/step (grid node i is pixel i*step;
+    # cv2.resize would shift it by half a cell).
+    fy, fx = np.mgrid[0:h, 0:w].astype(np.float32)
+    mx = cv2.remap(und[..., 0].astype(np.float32), fx / step, fy / step, cv2.INTER_LINEAR)
+    my = cv2.remap(und[..., 1].astype(np.float32), fx / step, fy / step, cv2.INTER_LINEAR)
     return mx.astype(np.float32), my.astype(np.float32)
 
 

@@ -34,10 +34,12 @@ class VisionConfig:
     # King test: the hidden run along the view direction, between a man's and a king's length.
     king_split: float = 0.5  # where between the two expected lengths the decision falls
     min_king_px: float = 4.0  # below this man/king image difference, do not call kings
-    measure_height: bool = True  # estimate the disc height from the men in view
+    measure_height: bool = False  # estimate the disc height from the pieces in view
     min_pieces_for_height: int = 4
     height_percentile: float = 30.0
-    line_offsets_sq: tuple[float, ...] = (-0.1, 0.0, 0.1)  # profile lines across the square
+    # Profile lines along the view, at these offsets across it (squares).
+    line_offsets_sq: tuple[float, ...] = (-0.15, -0.1, -0.05, 0.0, 0.05, 0.1, 0.15)
+    max_offset_sq: float = 0.15  # how far across the view a piece may stand off-centre
     not_board_contrast: float = 0.3  # a profile pixel this far from the board is 'something'
     max_gap_px: int = 2  # holes in a hidden run (ridges, noise) bridged up to this length
     # Occlusion: a colour far from board, both piece sets and local light (relative units).

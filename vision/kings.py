@@ -16,6 +16,7 @@ shadows): a colour c is near a base colour b if it is near some a*b, a in a rang
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from vision.config import VisionConfig
@@ -29,17 +30,19 @@ def _ray_distance(x: np.ndarray, b: np.ndarray, lo: float, hi: float) -> np.ndar
     return np.linalg.norm(x - a[..., None] * b, axis=-1)
 
 
-def piece_pixels(x: np.ndarray, piece_bgr: np.ndarray, board_bgr: np.ndarray) -> np.ndarray:
-    """True where colour x is nearer the piece (any shade) than the board under it."""
+def piece_score(x: np.ndarray, piece_bgr: np.ndarray, board_bgr: np.ndarray) -> np.ndarray:
+    """Positive where colour x is nearer the piece (any shade) than the board under it."""
     d_piece = _ray_distance(x, piece_bgr, 0.2, 1.6)
     bb = np.maximum((board_bgr * board_bgr).sum(axis=-1), 1e-6)
     a = np.clip((x * board_bgr).sum(axis=-1) / bb, 0.25, 1.5)
     d_board = np.linalg.norm(x - a[..., None] * board_bgr, axis=-1)
-    return d_piece < d_board
+    return d_board - d_piece
 
 
-def hidden_run_length(seen: np.ndarray, t: np.ndarray, max_gap: int) -> float:
-    """Length (in t units) of the run of `seen` around t = 0, bridging gaps up to `max_gap`."""
+def hidden_run_length(score: np.ndarray, t: np.ndarray, max_gap: int) -> float:
+    """Length (in t units) of the run of score > 0 around t = 0, bridging gaps up to
+    `max_gap` samples; its ends are placed where the score crosses zero (sub-pixel)."""
+    seen = score > 0
     i0 = int(np.argmin(np.abs(t)))
     if not seen[i0]:
         lo_i = max(0, i0 - 3 * max_gap - 1)
@@ -64,57 +67,98 @@ def hidden_run_length(seen: np.ndarray, t: np.ndarray, max_gap: int) -> float:
             lo, gap = j, 0
         else:
             gap += 1
-    return float(t[hi] - t[lo])
+    end, start = float(t[hi]), float(t[lo])
+    if hi + 1 < len(t):
+        a, b = float(score[hi]), float(score[hi + 1])
+        end += (t[hi + 1] - t[hi]) * a / max(a - b, 1e-6)
+    if lo > 0:
+        a, b = float(score[lo]), float(score[lo - 1])
+        start -= (t[lo] - t[lo - 1]) * a / max(a - b, 1e-6)
+    return end - start
 
 
-def lean_excess(flat: np.ndarray, s: SquareSamples, i: int, gain: np.ndarray,
-                piece_bgr: np.ndarray, background_bgr: np.ndarray, cfg: VisionConfig) -> float:
-    """Hidden run along the view direction minus across it, in squares, for square i.
+def run_lengths(image: np.ndarray, s: SquareSamples, i: int, gain: np.ndarray,
+                piece_bgr: np.ndarray, background_bgr: np.ndarray, cfg: VisionConfig,
+                ) -> tuple[np.ndarray, float]:
+    """Hidden runs of square i: along the view on each profile line, and the widest across.
 
     `background_bgr` holds the dark square, light square and frame colours (3 x 3).
     """
-    board = background_bgr
-    lengths = []
-    for px, t, light in ((s.line_px[i], s.line_t[i], s.line_light[i]),
-                         (s.cross_px[i], s.cross_t[i], s.cross_light[i])):
-        x = flat[px] * gain
-        seen = piece_pixels(x, piece_bgr, board[light.astype(int)])
-        lengths.append(max(hidden_run_length(row, t, cfg.max_gap_px) for row in seen))
-    return lengths[0] - lengths[1]
+    out = []
+    for px, t, kind in ((s.line_px[i], s.line_t[i], s.line_light[i]),
+                        (s.cross_px[i], s.cross_t[i], s.cross_light[i])):
+        colours = cv2.remap(image, px[..., 0], px[..., 1], cv2.INTER_LINEAR,
+                            borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+        score = piece_score(colours * gain, piece_bgr, background_bgr[kind.astype(int)])
+        out.append(np.array([hidden_run_length(row, t, cfg.max_gap_px) for row in score]))
+    return out[0], float(out[1].max())
 
 
-def decide_kings(excess: np.ndarray, idx: np.ndarray, s: SquareSamples, cfg: VisionConfig,
-                 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """(is_king, confidence, disc height used) for the occupied squares `idx`."""
-    n = len(excess)
+def fit_lean(along: np.ndarray, offsets: np.ndarray, radius: float, max_shift: float,
+             ) -> float:
+    """Lean (squares) of the top face from the along-view runs of parallel profile lines.
+
+    A piece of radius R shifted by o across the view hides, on the line at offset b, a run of
+    2*sqrt(R^2 - (b - o)^2) + lean.  The shift is searched; the lean is the median residual,
+    so one line spoiled by a ridge or a neighbour does not decide.
+    """
+    best_cost, best_lean = np.inf, 0.0
+    for o in np.linspace(-max_shift, max_shift, 13):
+        chord = 2 * np.sqrt(np.maximum(radius ** 2 - (offsets - o) ** 2, 0.0))
+        resid = along - chord
+        lean = float(np.median(resid))
+        cost = float(np.abs(resid - lean).sum())
+        if cost < best_cost:
+            best_cost, best_lean = cost, lean
+    return best_lean
+
+
+def decide_kings(along: dict[int, np.ndarray], across: dict[int, float], s: SquareSamples,
+                 cfg: VisionConfig) -> tuple[np.ndarray, np.ndarray, float]:
+    """(is_king, confidence, disc height used) for the occupied squares measured."""
+    n = len(s.playable)
     king = np.zeros(n, bool)
     conf = np.full(n, 0.5)
+    if not along:
+        return king, conf, cfg.pieces.height_sq
+    # All pieces of a set have one size: the median width across the view is its diameter.
+    radius = 0.5 * float(np.median(list(across.values())))
+    offsets = np.array(cfg.line_offsets_sq)
+    excess = {i: fit_lean(a, offsets, radius, cfg.max_offset_sq) for i, a in along.items()}
     height = cfg.pieces.height_sq
+    bias = 0.0
     lean = s.unit_lean
-    resolvable = [i for i in idx if lean[i] * height * s.square_px >= cfg.min_king_px]
+    resolvable = [i for i in excess if lean[i] * height * s.square_px >= cfg.min_king_px]
     if cfg.measure_height and len(resolvable) >= cfg.min_pieces_for_height:
-        ratios = np.array([excess[i] / max(lean[i], 1e-6) for i in resolvable])
-        height = measure_height(ratios, height)
-    for i in idx:
+        height, bias = measure_height(np.array([excess[i] for i in resolvable]),
+                                      np.array([lean[i] for i in resolvable]), height)
+    for i, e in excess.items():
+        e = e - bias
         step_px = lean[i] * height * s.square_px  # man-to-king difference in pixels
         if step_px < cfg.min_king_px:
             continue  # too steep a view to tell one disc from two: say man, unsure
         split = lean[i] * height * (1.0 + cfg.king_split)
-        king[i] = excess[i] > split
-        z = abs(excess[i] - split) / (0.25 * lean[i] * height)
+        king[i] = e > split
+        z = abs(e - split) / (0.25 * lean[i] * height)
         conf[i] = float(2.0 / (1.0 + np.exp(-z)) - 1.0)
     return king, conf, height
 
 
-def measure_height(ratios: np.ndarray, nominal: float) -> float:
-    """Disc height that best explains measured heights as one disc (men) or two (kings).
+def measure_height(excess: np.ndarray, lean: np.ndarray, nominal: float,
+                   ) -> tuple[float, float]:
+    """(disc height, bias) that best explain excess = bias + lean * height * (1 or 2).
 
-    Minimises sum(min(|r - h|, |r - 2h|)) over h in [0.5, 2] x nominal: an L1 fit that
-    tolerates outliers and any mix of men and kings.
+    One disc for men, two for kings; the bias absorbs what the image does to every edge alike
+    (blur, the colour boundary).  An L1 fit over a grid tolerates outliers and any mix of men
+    and kings; a small pull towards the nominal height and zero bias settles flat cases.
     """
-    candidates = nominal * np.linspace(0.5, 2.0, 61)
-    r = ratios[:, None]
-    cost = np.minimum(np.abs(r - candidates), np.abs(r - 2 * candidates)).sum(axis=0)
-    # Prefer the nominal height when the data hardly distinguish (few pieces, all alike).
-    cost = cost + 0.05 * len(ratios) * np.abs(np.log(candidates / nominal))
-    return float(candidates[int(np.argmin(cost))])
+    heights = nominal * np.linspace(0.5, 2.0, 31)
+    biases = np.zeros(1)
+    e = excess[:, None, None]
+    step = lean[:, None, None] * heights[None, :, None]
+    r = e - biases[None, None, :]
+    cost = np.minimum(np.abs(r - step), np.abs(r - 2 * step)).sum(axis=0)
+    cost = cost + 0.02 * len(excess) * (np.abs(np.log(heights / nominal))[:, None]
+                                         + np.abs(biases)[None, :] / 0.04)
+    hi, bi = np.unravel_index(int(np.argmin(cost)), cost.shape)
+    return float(heights[hi]), float(biases[bi])

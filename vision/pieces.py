@@ -26,7 +26,7 @@ import numpy as np
 
 from calibration.colour import ColourModel
 from vision.config import VisionConfig
-from vision.kings import decide_kings, lean_excess
+from vision.kings import decide_kings, run_lengths
 from vision.sampling import SquareSamples
 
 EMPTY, WHITE_MAN, BLACK_MAN, WHITE_KING, BLACK_KING, OCCLUDED = range(6)
@@ -135,14 +135,16 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         white_lab, black_lab = (m, None) if m[0] >= mid else (None, m)
 
     # -- kings -----------------------------------------------------------------------------------
-    excess = np.full(n, np.nan)
     frame_bgr = np.median(flat[s.frame], axis=0)
     background = np.stack([dark_bgr, light_bgr, frame_bgr])
+    along: dict[int, np.ndarray] = {}
+    across: dict[int, float] = {}
     for i in idx:
         sel = not_board[i]
         piece_bgr = (flat[s.base[i]][sel] * gain[i]).mean(axis=0) if sel.any() else dark_bgr
-        excess[i] = lean_excess(flat, s, int(i), gain[i], piece_bgr, background, cfg)
-    king, king_conf, _ = decide_kings(excess, idx, s, cfg)
+        along[int(i)], across[int(i)] = run_lengths(img, s, int(i), gain[i], piece_bgr,
+                                                    background, cfg)
+    king, king_conf, _ = decide_kings(along, across, s, cfg)
 
     # -- occlusion -------------------------------------------------------------------------------
     # Light squares take the light correction of the playable squares around them.

@@ -37,11 +37,11 @@ class SquareSamples:
     base: np.ndarray  # (S, P) flat pixel indices
     top: np.ndarray  # (S, P)
     ref: np.ndarray  # (S, R)
-    line_px: tuple[np.ndarray, ...]  # per playable square: (lines, T) pixels of profile lines
+    line_px: tuple[np.ndarray, ...]  # per playable square: (lines, T, 2) sub-pixel x, y
     line_t: tuple[np.ndarray, ...]  # (T,) position along the line, squares from the centre
     line_light: tuple[np.ndarray, ...]  # (lines, T) 0 dark square, 1 light square, 2 frame
     expected_length: tuple[tuple[float, float], ...]  # hidden run length for a man, a king
-    cross_px: tuple[np.ndarray, ...]  # (3, T') profile lines across the view direction
+    cross_px: tuple[np.ndarray, ...]  # (3, T', 2) profile lines across the view direction
     cross_t: tuple[np.ndarray, ...]
     cross_light: tuple[np.ndarray, ...]
     unit_lean: np.ndarray  # (S,) extra hidden length per unit of piece height (squares)
@@ -119,16 +119,16 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
         deltas = [hh * (dist + rad) / max(cam[2] - hh, 1e-6) for hh in (hgt, 2 * hgt)]
         t = np.arange(-rad - 0.3, rad + deltas[1] + 0.3, step)
         pts = np.vstack([c + np.outer(t, away) + b * side for b in cfg.line_offsets_sq])
-        lines_px.append(_flat_index(pose.project(np.column_stack([pts, np.zeros(len(pts))])),
-                                    image_size).reshape(len(cfg.line_offsets_sq), len(t)))
+        lines_px.append(pose.project(np.column_stack([pts, np.zeros(len(pts))])).astype(
+            np.float32).reshape(len(cfg.line_offsets_sq), len(t), 2))
         lines_t.append(t)
         lines_light.append(_background_kind(pts, n).reshape(len(cfg.line_offsets_sq), len(t)))
         expect.append((2 * rad + deltas[0], 2 * rad + deltas[1]))
         unit_lean.append((dist + rad) / max(cam[2], 1e-6))
         tc = np.arange(-rad - 0.3, rad + 0.3, step)
         cpts = np.vstack([c + np.outer(tc, side) + a * away for a in (-0.1, 0.0, 0.1)])
-        cross_px.append(_flat_index(pose.project(np.column_stack([cpts, np.zeros(len(cpts))])),
-                                    image_size).reshape(3, len(tc)))
+        cross_px.append(pose.project(np.column_stack([cpts, np.zeros(len(cpts))])).astype(
+            np.float32).reshape(3, len(tc), 2))
         cross_t.append(tc)
         cross_light.append(_background_kind(cpts, n).reshape(3, len(tc)))
 

@@ -32,7 +32,11 @@ class GateConfig:
     motion_px_diff: int = 24  # a grey-level change this large marks a pixel as moving
     motion_share: float = 0.002  # more than this share of moving pixels: something moves
     motion_width_px: int = 200  # frames are compared at this width (noise averages out)
-    min_confidence: float = 0.5  # a less certain square keeps the view from being calm
+    min_confidence: float = 0.0  # a less certain square keeps the view from being calm
+    # Squares where the image moved in the last `motion_memory_frames` frames are hidden (a
+    # hand, its arm, its shadow): the classifier's reading of them is not trusted.
+    motion_memory_frames: int = 2
+    motion_dilate_sq: float = 0.6  # grow the moving region by this much of a square
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GateConfig:
@@ -66,24 +70,77 @@ class StillnessGate:
 
 
 class MotionMeter:
-    """Share of pixels that changed since the previous frame (grey, downscaled, blurred)."""
+    """Where the image changed since the previous frame (grey, downscaled, blurred).
+
+    `push` returns the share of moving pixels; `recent_mask` is the union of the moving regions
+    of the last `motion_memory_frames` frames, grown by `motion_dilate_sq` of a square.
+    """
 
     def __init__(self, config: GateConfig | None = None) -> None:
         self.config = config or GateConfig()
         self._prev: np.ndarray | None = None
+        self._masks: list[np.ndarray] = []
+        self.scale = 1.0
+        self.square_px = 0.0  # a square's size in the full image, for dilation
 
     def push(self, image_bgr: np.ndarray) -> float:
         cfg = self.config
         h, w = image_bgr.shape[:2]
         small_w = min(cfg.motion_width_px, w)
-        small = cv2.resize(image_bgr, (small_w, max(1, round(h * small_w / w))),
+        self.scale = small_w / w
+        small = cv2.resize(image_bgr, (small_w, max(1, round(h * self.scale))),
                            interpolation=cv2.INTER_AREA)
         grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
         prev, self._prev = self._prev, grey
         if prev is None or prev.shape != grey.shape:
+            self._masks = []
             return 0.0
-        diff = cv2.absdiff(grey, prev)
-        return float(np.count_nonzero(diff > cfg.motion_px_diff)) / diff.size
+        moving = (cv2.absdiff(grey, prev) > cfg.motion_px_diff).astype(np.uint8)
+        self._masks = (self._masks + [moving])[-max(1, cfg.motion_memory_frames):]
+        return float(np.count_nonzero(moving)) / moving.size
+
+    def recent_mask(self) -> np.ndarray | None:
+        if not self._masks:
+            return None
+        mask = self._masks[0].copy()
+        for m in self._masks[1:]:
+            mask |= m
+        if not mask.any():
+            return mask
+        r = max(1, round(self.config.motion_dilate_sq * self.square_px * self.scale))
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+        dilated: np.ndarray = cv2.dilate(mask, kernel)
+        return dilated
+
+    def hidden_squares(self, square_points_px: np.ndarray) -> frozenset[int]:
+        """Squares (rows of `square_points_px`: points per square, full-image pixels) that any
+        recent motion touches."""
+        mask = self.recent_mask()
+        if mask is None or not mask.any():
+            return frozenset()
+        h, w = mask.shape
+        pts = np.round(square_points_px * self.scale).astype(int)
+        xs = np.clip(pts[..., 0], 0, w - 1)
+        ys = np.clip(pts[..., 1], 0, h - 1)
+        hit = mask[ys, xs].any(axis=1)
+        return frozenset(int(i) for i in np.flatnonzero(hit))
+
+
+def square_points(project: Callable[[np.ndarray], np.ndarray], grid_w: int, grid_h: int,
+                  coords: tuple[tuple[int, int], ...], height_sq: float = 0.35) -> np.ndarray:
+    """Image points sampling each playable square (centre and a ring, on the board and at a
+    piece's top), as an array squares x points x 2, from a board-to-image `project`
+    (board units: one square = 1)."""
+    ring = [(0.0, 0.0)] + [(0.3 * np.cos(a), 0.3 * np.sin(a))
+                           for a in np.linspace(0, 2 * np.pi, 8, endpoint=False)]
+    pts = []
+    for f, r in coords:
+        for z in (0.0, height_sq):
+            for dx, dy in ring:
+                pts.append((f + 0.5 + dx, r + 0.5 + dy, z))
+    px = project(np.array(pts, np.float64))
+    del grid_w, grid_h
+    return px.reshape(len(coords), -1, 2)
 
 
 def observation_from_vision(reading: Any, variant: Variant, frame: int, time_s: float,
@@ -119,12 +176,18 @@ class ObservationStream:
     """
 
     def __init__(self, observe: Callable[[np.ndarray], Any], variant: Variant,
-                 config: GateConfig | None = None) -> None:
+                 config: GateConfig | None = None,
+                 square_points_px: np.ndarray | None = None) -> None:
         self.config = config or GateConfig()
         self._observe = observe
         self.variant = variant
         self.motion = MotionMeter(self.config)
         self.gate = StillnessGate(self.config)
+        self.square_points_px = square_points_px
+        if square_points_px is not None:
+            centres = square_points_px[:, 0, :]
+            span = float(np.ptp(centres[:, 0]) + np.ptp(centres[:, 1])) / 2
+            self.motion.square_px = span / max(1, variant.width - 1)
         self._last_reading: Any = None
 
     def push(self, image_bgr: np.ndarray, frame: int, time_s: float
@@ -132,8 +195,14 @@ class ObservationStream:
         share = self.motion.push(image_bgr)
         moving = share > self.config.motion_share
         reading = self._last_reading
-        if reading is None or moving or reading.occluded or share > 0:
+        if reading is None or share > 0 or reading.occluded:
             reading = self._observe(image_bgr)
         self._last_reading = reading
         obs = observation_from_vision(reading, self.variant, frame, time_s, hand=moving)
+        if self.square_points_px is not None:
+            hidden = self.motion.hidden_squares(self.square_points_px)
+            if hidden:
+                views = tuple(OCCLUDED if sq in hidden else v
+                              for sq, v in enumerate(obs.squares))
+                obs = obs.replace(squares=views, hand=True)
         return obs, self.gate.push(obs, moving)
