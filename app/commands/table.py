@@ -139,6 +139,7 @@ def play_demo_game(game: int, seed: int, args: argparse.Namespace, bus: Any, out
             raise OSError(f"game {game + 1}: {e}") from None
     journal.close()
     wall = time.perf_counter() - t0
+    machine_s = sim.gantry.emulator.motion.now_s  # the gantry's own (simulated) clock
     record = result.referee.game_record(Event="damas demo", White=white_name, Black=black_name,
                                         Round=str(game + 1))
     record.result = result.result
@@ -152,7 +153,8 @@ def play_demo_game(game: int, seed: int, args: argparse.Namespace, bus: Any, out
           flush=True)
     return {"moves": s.moves, "irregularities": s.irregularities, "mismatches": s.mismatches,
             "planted": len(sim.human.planted), "wall_s": wall, "vision_s": s.vision_s,
-            "engine_s": s.engine_s, "motion_s": s.motion_s, "result": result}
+            "engine_s": s.engine_s, "motion_s": s.motion_s, "machine_s": machine_s,
+            "result": result}
 
 
 def _calibrated_observer(sim: Any, board: Board, say: Any) -> Any:
