@@ -162,3 +162,15 @@ def test_elo_estimate_from_scores() -> None:
     assert err > 0
     elo, _ = elo_estimate([1.0] * 3 + [0.0])  # 75%: +191 Elo (logistic formula)
     assert elo == pytest.approx(190.85, abs=0.1)
+
+
+def test_clock_budget_shares_the_remaining_time() -> None:
+    from game.engine import Clock, move_budget_s
+
+    # 60 s left, 30 moves expected, 1 s increment: 2 s + 0.8 s
+    assert move_budget_s(clock=Clock(60.0, 1.0)) == pytest.approx(2.8)
+    # never more than a third of what is left
+    assert move_budget_s(clock=Clock(3.0, 5.0)) == pytest.approx(1.0)
+    assert move_budget_s(clock=Clock(60.0, 0.0, moves_to_go=10)) == pytest.approx(6.0)
+    assert move_budget_s(movetime_s=2.0) == pytest.approx(1.9)
+    assert move_budget_s() is None
