@@ -25,14 +25,26 @@ from dataclasses import dataclass
 
 from game.board import Board, Color, Move, Piece
 from game.observation import Observation
+from game.pdn import GameRecord
 from game.referee_events import (
     EventType,
     Policy,
     RecordedMove,
     RefereeEvent,
     comment_text,
+    game_record,
 )
-from game.referee_match import Kind, Reading, View, changes, explain
+from game.referee_match import (
+    Accept,
+    Kind,
+    Reading,
+    View,
+    Wait,
+    as_it_stands,
+    changes,
+    choose,
+    explain,
+)
 
 __all__ = ["Referee", "RefereeConfig", "RefereeEvent", "EventType", "Policy", "RecordedMove",
            "played_name"]
@@ -163,22 +175,22 @@ class Referee:
         if taken_back is not None:
             return self._emit(self._take_back(taken_back, obs))
         readings = explain(self.board, view)
-        verdict = _choose(readings, self._lift_times())
+        verdict = choose(readings, self._lift_times())
         appeared = ((view.white & ~self.board.white) | (view.black & ~self.board.black)) & known
-        if not appeared and not isinstance(verdict, _Accept):
-            verdict = _Wait([])  # pieces only taken off: a removal may be under way
+        if not appeared and not isinstance(verdict, Accept):
+            verdict = Wait([])  # pieces only taken off: a removal may be under way
         if self._pending and len({r.key for r in self._pending}) == 1 and not (
-                isinstance(verdict, _Accept) and verdict.reading.fault_count() == 0):
+                isinstance(verdict, Accept) and verdict.reading.fault_count() == 0):
             # A capture was waiting for its removal: the next player may have moved on from the
             # position as it stands.  Prefer that reading unless a direct one is cleaner.
-            direct = (verdict.reading.fault_count() if isinstance(verdict, _Accept)
+            direct = (verdict.reading.fault_count() if isinstance(verdict, Accept)
                       else 1_000)
             trial = self._try_after_pending(view, obs, direct)
             if trial is not None:
                 return self._emit(trial)
-        if isinstance(verdict, _Accept):
+        if isinstance(verdict, Accept):
             return self._emit(self._finish(verdict.reading, obs, forced=False))
-        if isinstance(verdict, _Wait):
+        if isinstance(verdict, Wait):
             self._pending = verdict.readings
             if self._pending_since is None:
                 self._pending_since = obs.time_s
@@ -186,6 +198,17 @@ class Referee:
                 return self._emit(self._finish_pending(obs))
             return out
         return self._emit(self._unreadable(view, readings, obs))
+
+    def close(self, obs: Observation) -> list[RefereeEvent]:
+        """The recording ends: a capture still waiting for its removal is closed as it stands."""
+        if self._pending and not self.restore:
+            return self._emit(self._finish_pending(obs))
+        return []
+
+    def game_record(self, **tags: str) -> GameRecord:
+        """What happened, as a PDN game (see `referee_events.game_record`)."""
+        start = None if self.start_fen == Board(None, self.board.variant).fen() else self.start_fen
+        return game_record(self.board.variant, start, self.record, **tags)
 
     # -- deciding ---------------------------------------------------------------------------
     def _lift_times(self) -> dict[int, float]:
@@ -244,12 +267,12 @@ class Referee:
         self._touched = {s: v for s, v in self._touched.items() if v[1] < since}
         first = self._finish(best, obs, forced=True)
         if not self.restore:  # (INSIST: the position has to be put back first)
-            verdict = _choose(explain(self.board, view), self._lift_times())
-            if isinstance(verdict, _Accept) and (
+            verdict = choose(explain(self.board, view), self._lift_times())
+            if isinstance(verdict, Accept) and (
                     best.fault_count() + 1 + verdict.reading.fault_count() <= direct_faults):
                 self._touched = late
                 return first + self._finish(verdict.reading, obs, forced=False)
-            if isinstance(verdict, _Wait) and verdict.readings and (
+            if isinstance(verdict, Wait) and verdict.readings and (
                     best.fault_count() + 1 + min(r.fault_count() for r in verdict.readings)
                     <= direct_faults):
                 # The next player's capture is itself still being cleared: the first move is
@@ -314,7 +337,7 @@ class Referee:
         if r.kind is Kind.LEGAL and r.move is not None and not _leftover(r, forced):
             board.push(r.move)
         else:
-            self.board = _as_it_stands(board, r, forced, turn_after)
+            self.board = as_it_stands(board, r, forced, turn_after)
         self.record.append(RecordedMove(text, r.color, not penalised,
                                         [comment_text(e) for e in faults], self.board.fen(),
                                         obs.frame))
@@ -441,53 +464,6 @@ class Referee:
         return events
 
 
-# -- choosing among readings --------------------------------------------------------------
-@dataclass(frozen=True)
-class _Accept:
-    reading: Reading
-
-
-@dataclass(frozen=True)
-class _Wait:
-    readings: list[Reading]
-
-
-@dataclass(frozen=True)
-class _Unclear:
-    readings: list[Reading]
-
-
-def _choose(readings: list[Reading], lifted: dict[int, float] | None = None
-            ) -> _Accept | _Wait | _Unclear:
-    """Accept the best complete reading, wait while a capture's removal may be under way.
-
-    Two readings that differ only in which of the mover's pieces moved and which was removed
-    (d8-e7 with f8 taken off, or f8-e7 with d8 taken off) look the same when still; the piece
-    lifted first is the one that moved (pieces are removed after the move, RULES.md s.1).
-    """
-    if not readings:
-        return _Unclear([])
-    complete = [r for r in readings if r.removal_done]
-    pending = [r for r in readings if not r.removal_done]
-    best_faults = min((r.fault_count() for r in complete), default=None)
-    if pending and (best_faults is None
-                    or min(r.fault_count() for r in pending) <= best_faults):
-        return _Wait(pending)
-    assert best_faults is not None
-    best = [r for r in complete if r.fault_count() == best_faults]
-    # A reading that explains the removed pieces as captured beats one that calls them removed
-    # without cause; after that, legal beats out-of-turn beats illegal.
-    if len({r.key for r in best}) == 1:
-        return _Accept(best[0])
-    if lifted:
-        starts = {r.path[0] for r in best}
-        if len(starts) == len({r.key for r in best}) and starts <= set(lifted):
-            first = min(starts, key=lambda s: lifted[s])
-            if sum(1 for s in starts if lifted[s] == lifted[first]) == 1:
-                return _Accept(next(r for r in best if r.path[0] == first))
-    return _Unclear(best)
-
-
 def _leftover(r: Reading, forced: bool) -> bool:
     return bool(r.removed_extra or r.removed_own or (forced and (r.left or r.unseen)))
 
@@ -500,23 +476,6 @@ def _color_at(board: Board, sq: int) -> Color | None:
 def _squares_to_restore(board: Board, r: Reading) -> list[int]:
     sq = {r.path[0], r.path[-1]} | r.removed | r.removed_extra | r.removed_own
     return sorted(sq)
-
-
-def _as_it_stands(board: Board, r: Reading, forced: bool, turn: Color) -> Board:
-    """The position after an irregular move: what is on the board now, by the rules' reading."""
-    base = board.placement()
-    piece = base.piece_at(r.path[0])
-    assert piece is not None
-    base.set_piece_at(r.path[0], None)
-    for sq in r.removed | r.removed_extra | r.removed_own:
-        base.set_piece_at(sq, None)
-    if not forced:
-        for sq in r.unseen:
-            base.set_piece_at(sq, None)
-    if r.promotes and not piece.is_king:
-        piece = Piece.of(piece.color, king=True)
-    base.set_piece_at(r.path[-1], piece)
-    return Board.from_base(base, turn)
 
 
 def _reverse_text(text: str, board: Board) -> str:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from game.board import BaseBoard, Color
+from game.pdn import GameRecord, Ply, new_record
+from game.variants import Variant
 
 
 class EventType(StrEnum):
@@ -73,33 +75,11 @@ def comment_text(event: RefereeEvent) -> str:
     return text.replace("{", "(").replace("}", ")")
 
 
-def pdn_movetext(start_turn: Color, moves: list[RecordedMove], result: str = "*") -> str:
-    """Movetext with numbers and `{comments}`, wrapped at 79 columns.
-
-    Moves are numbered by ply from `start_turn`; a move played out of turn is written where it
-    happened (a scorer writes what happened), so the numbering follows the plies, not colours.
-    """
-    tokens: list[str] = []
-    ply = 0 if start_turn is Color.WHITE else 1
-    for i, m in enumerate(moves):
-        number = ply // 2 + 1
-        if ply % 2 == 0:
-            tokens.append(f"{number}.")
-        elif i == 0:
-            tokens.append(f"{number}...")
-        tokens.append(m.text)
-        for c in m.comments:
-            tokens.append("{" + c + "}")
-        ply += 1
-    tokens.append(result)
-    lines: list[str] = []
-    line = ""
-    for tok in tokens:
-        if line and len(line) + 1 + len(tok) > 79:
-            lines.append(line)
-            line = tok
-        else:
-            line = f"{line} {tok}" if line else tok
-    if line:
-        lines.append(line)
-    return "\n".join(lines)
+def game_record(variant: Variant, start_fen: str | None, moves: list[RecordedMove],
+                **tags: str) -> GameRecord:
+    """The scorer's record as a PDN game: every move that changed the position, legal or not,
+    with the referee's comments at that move."""
+    rec = new_record(variant, start_fen, **tags)
+    for m in moves:
+        rec.plies.append(Ply(m.text, list(m.comments)))
+    return rec

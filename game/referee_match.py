@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from game.board import BLACK, WHITE, Board, Color, Move
+from game.board import BLACK, WHITE, Board, Color, Move, Piece
 from game.geometry import Geometry
 from game.movegen import generator_for
 from game.variants import ChainPromotion
@@ -310,3 +310,70 @@ def _why_illegal(board: Board, frm: int, to: int) -> str:
     if n > 1:
         return f"a man moved {n} squares ({step})"
     return f"the man moved {step}, which is not a legal move here"
+
+
+# -- choosing among readings --------------------------------------------------------------
+
+
+# -- choosing among readings --------------------------------------------------------------
+@dataclass(frozen=True)
+class Accept:
+    reading: Reading
+
+
+@dataclass(frozen=True)
+class Wait:
+    readings: list[Reading]
+
+
+@dataclass(frozen=True)
+class Unclear:
+    readings: list[Reading]
+
+
+def choose(readings: list[Reading], lifted: dict[int, float] | None = None
+           ) -> Accept | Wait | Unclear:
+    """Accept the best complete reading, wait while a capture's removal may be under way.
+
+    Two readings that differ only in which of the mover's pieces moved and which was removed
+    (d8-e7 with f8 taken off, or f8-e7 with d8 taken off) look the same when still; the piece
+    lifted first is the one that moved (pieces are removed after the move, RULES.md s.1).
+    """
+    if not readings:
+        return Unclear([])
+    complete = [r for r in readings if r.removal_done]
+    pending = [r for r in readings if not r.removal_done]
+    best_faults = min((r.fault_count() for r in complete), default=None)
+    if pending and (best_faults is None
+                    or min(r.fault_count() for r in pending) <= best_faults):
+        return Wait(pending)
+    assert best_faults is not None
+    best = [r for r in complete if r.fault_count() == best_faults]
+    # A reading that explains the removed pieces as captured beats one that calls them removed
+    # without cause; after that, legal beats out-of-turn beats illegal.
+    if len({r.key for r in best}) == 1:
+        return Accept(best[0])
+    if lifted:
+        starts = {r.path[0] for r in best}
+        if len(starts) == len({r.key for r in best}) and starts <= set(lifted):
+            first = min(starts, key=lambda s: lifted[s])
+            if sum(1 for s in starts if lifted[s] == lifted[first]) == 1:
+                return Accept(next(r for r in best if r.path[0] == first))
+    return Unclear(best)
+
+
+def as_it_stands(board: Board, r: Reading, forced: bool, turn: Color) -> Board:
+    """The position after an irregular move: what is on the board now, by the rules' reading."""
+    base = board.placement()
+    piece = base.piece_at(r.path[0])
+    assert piece is not None
+    base.set_piece_at(r.path[0], None)
+    for sq in r.removed | r.removed_extra | r.removed_own:
+        base.set_piece_at(sq, None)
+    if not forced:
+        for sq in r.unseen:
+            base.set_piece_at(sq, None)
+    if r.promotes and not piece.is_king:
+        piece = Piece.of(piece.color, king=True)
+    base.set_piece_at(r.path[-1], piece)
+    return Board.from_base(base, turn)

@@ -243,7 +243,7 @@ class Hand:
         return (r * math.cos(a), r * math.sin(a))
 
 
-# -- what a perfect camera would read --------------------------------------------------------------
+# -- what a perfect camera would read ------
 def hidden_squares(state: TableState, variant: Variant, extent_mm: float,
                    square_mm: float) -> frozenset[int]:
     """Squares under the palm or the arm (from the player's edge to the palm)."""
@@ -308,3 +308,35 @@ def oracle_observation(state: TableState, world: World, variant: Variant) -> Obs
 
 def piece_at_state(state: TableState, world: World, variant: Variant, sq: int) -> Piece | None:
     return placement_of(state, world, variant).piece_at(sq)
+
+
+# -- drawing the hand with the rendered camera ------
+def scene_hand(pose: HandPose, scene: object, extent_mm: float) -> object:
+    """`sim.scene.Hand` for `pose`: the arm enters the image where the player's edge of the
+    table leaves the picture, in line with the hand."""
+    import numpy as np
+
+    from sim.render import camera_pose, project_points
+    from sim.scene import Hand as SceneHand
+
+    cam = scene.camera  # type: ignore[attr-defined]
+    r, t, _ = camera_pose(scene)  # type: ignore[arg-type]
+    w, h = cam.width_px, cam.height_px
+    ex, ey = pose.entry_mm(extent_mm)
+    step = -1.0 if pose.player is Color.WHITE else 1.0
+    entry = None
+    for i in range(1, 80):  # walk away from the hand towards the player until out of view
+        y = pose.y_mm + step * 25.0 * i
+        pt = np.array([[pose.x_mm + (ex - pose.x_mm) * 0.0, y, pose.height_mm]])
+        depth = float((pt @ r.T + t)[0, 2])
+        if depth <= 50.0:
+            break
+        px = project_points(pt, cam, r, t)[0]
+        entry = (float(px[0]) / w, float(px[1]) / h)
+        if not (-0.02 <= entry[0] <= 1.02 and -0.02 <= entry[1] <= 1.02):
+            break
+    if entry is None:
+        entry = (0.5, 1.05 if pose.player is Color.WHITE else -0.05)
+    entry = (min(1.05, max(-0.05, entry[0])), min(1.05, max(-0.05, entry[1])))
+    skin = (120.0, 155.0, 205.0) if pose.player is Color.WHITE else (80.0, 110.0, 160.0)
+    return SceneHand(entry, (pose.x_mm, pose.y_mm), pose.height_mm, 85.0, skin)

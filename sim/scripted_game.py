@@ -414,3 +414,46 @@ class _Player:
 
 def start_placement(script: GameScript) -> BaseBoard:
     return Board(script.start_fen, script.variant).placement()
+
+
+# -- rendering a scripted game ------
+def game_scene(seed: int, script: GameScript, width_px: int = 640) -> object:
+    """A random scene (board, pieces, light, camera pose) for rendering a scripted game, at
+    `width_px` (the focal length scales with it, so the view is the same)."""
+    from dataclasses import replace as dc_replace
+
+    from sim.scene import sample_scene
+
+    spec = script.table.world.spec
+    scene = sample_scene(random.Random(seed), spec, hand_probability=0.0)
+    cam = scene.camera
+    k = width_px / cam.width_px
+    cam = dc_replace(cam, width_px=width_px, height_px=round(cam.height_px * k),
+                     focal_px=cam.focal_px * k)
+    return dc_replace(scene, camera=cam)
+
+
+def render_script(script: GameScript, scene: object, seed: int = 0):  # type: ignore[no-untyped-def]
+    """Yield `(frame_index, sim.render.Frame)` for every recorded state.  A state identical to
+    the previous one (no hand, nothing moved) reuses its image, as a still camera would give
+    nearly the same picture; everything else is drawn afresh."""
+    from dataclasses import replace as dc_replace
+
+    from sim.opponent import scene_hand
+    from sim.render import render
+
+    table = script.table
+    spec = table.world.spec
+    previous_key = None
+    frame = None
+    for state in script.frames:
+        key = (tuple((d.color, round(d.x_mm, 2), round(d.y_mm, 2), d.level)
+                     for d in state.discs), state.hand)
+        if frame is None or key != previous_key or state.hand is not None:
+            world = World(spec, [dc_replace(d) for d in state.discs])
+            sc = scene
+            if state.hand is not None:
+                sc = dc_replace(scene, hand=scene_hand(state.hand, scene, table.extent_mm))
+            frame = render(world, sc, script.variant, seed=seed * 100003 + state.frame)
+        previous_key = key
+        yield state.frame, frame

@@ -1,0 +1,195 @@
+"""`damas replay`: referee a recorded game from a video or a folder of frames, like a scorer.
+
+Every frame goes through the vision pipeline and the stillness gate (`vision.stream`) into the
+referee (`game.referee`, policy RECORD): every move that changed the position is a `move` event
+and a PDN move, legal or not, and each irregularity is a separate event and a `{comment}` at
+that move.  `--events` writes one JSON line per event; `--pdn` the game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+import cv2
+import numpy as np
+
+from game.board import BaseBoard, Board
+from game.observation import Observation
+from game.pdn import write_game
+from game.referee import EventType, Policy, Referee, RefereeConfig, RefereeEvent
+from game.variants import Variant, find_variant
+from vision.stream import GateConfig, ObservationStream, square_points
+
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
+DEFAULT_FPS = 15.0
+# The classifier's confidence is about the whole label (man or king too); the referee compares
+# colours only, so it trusts every square the stream did not hide.  A lifted piece must be seen
+# gone for 3 frames (0.2 s) to count as touched: a single misread frame near a hand is not.
+REPLAY_REFEREE = RefereeConfig(policy=Policy.RECORD, min_confidence=0.0, touch_frames=3)
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("replay", help="referee a recorded game (video or folder of frames): "
+                                      "moves and irregularities")
+    p.add_argument("source", metavar="SOURCE", help="a video file or a folder of frames "
+                                                    "(taken in name order)")
+    p.add_argument("--variant", default="brazilian")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--corners", default=None,
+                       help='outer grid corners "x,y x,y x,y x,y" in the order a1, h1, h8, a8')
+    where.add_argument("--calibration", default=None, help="calibration file (board corners)")
+    p.add_argument("--fen", default=None, help="start position (default: the initial one)")
+    p.add_argument("--pdn", default=None, metavar="OUT.pdn", help="write the game as PDN")
+    p.add_argument("--events", default=None, metavar="OUT.jsonl",
+                   help="write one JSON line per event")
+    p.add_argument("--fps", type=float, default=None,
+                   help=f"frame rate of a folder of frames (default {DEFAULT_FPS:g})")
+    p.set_defaults(func=cmd_replay)
+
+
+# -- sources -------------------------------------------------------------------------------
+def frames_of(source: str, fps: float | None = None
+              ) -> tuple[Iterator[tuple[int, np.ndarray]], float]:
+    """(frames as (index, BGR image), frame rate) from a folder of images or a video file."""
+    path = Path(source)
+    if path.is_dir():
+        files = sorted(f for f in path.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
+        if not files:
+            raise ValueError(f"{source!r}: no image files (.png, .jpg...) in this folder")
+
+        def from_folder() -> Iterator[tuple[int, np.ndarray]]:
+            for i, f in enumerate(files):
+                image = cv2.imread(str(f), cv2.IMREAD_COLOR)
+                if image is None:
+                    raise ValueError(f"{str(f)!r}: not a decodable image")
+                yield i, image
+
+        return from_folder(), fps or DEFAULT_FPS
+    if not path.is_file():
+        raise FileNotFoundError(f"{source!r}: no such file or folder")
+    cap = cv2.VideoCapture(str(path))
+    if not cap.isOpened():
+        raise ValueError(f"{source!r}: not a video this OpenCV build can read")
+    rate = fps or float(cap.get(cv2.CAP_PROP_FPS) or 0.0) or DEFAULT_FPS
+
+    def from_video() -> Iterator[tuple[int, np.ndarray]]:
+        i = 0
+        try:
+            while True:
+                ok, image = cap.read()
+                if not ok:
+                    return
+                yield i, image
+                i += 1
+        finally:
+            cap.release()
+
+    return from_video(), rate
+
+
+# -- refereeing -------------------------------------------------------------------------------
+class _SafeObserver:
+    """The pipeline, with a frame it cannot read (board out of view...) seen as fully hidden."""
+
+    def __init__(self, observer: Any, variant: Variant) -> None:
+        self.observer = observer
+        self.variant = variant
+        self.failures = 0
+
+    def __call__(self, image: np.ndarray) -> Any:
+        from vision.errors import VisionError
+
+        try:
+            return self.observer.observe(image)
+        except VisionError:
+            self.failures += 1
+            return _Hidden(self.variant)
+
+
+class _Hidden:
+    """A pipeline reading with every square occluded."""
+
+    def __init__(self, variant: Variant) -> None:
+        self.board = BaseBoard.empty(variant)
+        self.occluded = frozenset(self.board.squares)
+        self.confidence: dict[int, float] = {}
+        self.extras: dict[str, Any] = {}
+
+
+def make_observer(variant: Variant, corners: str | None, calibration: str | None,
+                  first_image: np.ndarray) -> Any:
+    from app.commands.vision import parse_corners
+    from calibration.store import load_calibration
+    from vision.pipeline import BoardObserver
+
+    if corners:
+        return BoardObserver(variant, corners_px=parse_corners(corners))
+    if calibration:
+        return BoardObserver(variant, calibration=load_calibration(calibration))
+    # No calibration: find the board once, on the first frame, and keep it (the camera is fixed).
+    located = BoardObserver(variant).locate(first_image)
+    return BoardObserver(variant, corners_px=np.asarray(located.pose.corners_px, np.float64))
+
+
+def referee_stream(frames: Iterator[tuple[int, np.ndarray]], fps: float, referee: Referee,
+                   variant: Variant, corners: str | None = None, calibration: str | None = None,
+                   gate: GateConfig | None = None, out: TextIO | None = None,
+                   observer: Any = None) -> list[RefereeEvent]:
+    """Feed every frame to the referee; print each event as it happens; close at the end."""
+    stream: ObservationStream | None = None
+    last: Observation | None = None
+    for index, image in frames:
+        if stream is None:
+            if observer is None:
+                observer = make_observer(variant, corners, calibration, image)
+            points = None
+            if hasattr(observer, "locate"):
+                geo = BaseBoard.empty(variant).geometry
+                points = square_points(observer.locate(image).pose.project, geo.width,
+                                       geo.height, geo.coords)
+            stream = ObservationStream(_SafeObserver(observer, variant), variant, gate, points)
+        obs, stable = stream.push(image, index, index / fps)
+        last = obs
+        for e in referee.observe(obs, stable):
+            _print_event(e, referee, out)
+    if last is not None:
+        for e in referee.close(last):
+            _print_event(e, referee, out)
+    return referee.events
+
+
+def _print_event(e: RefereeEvent, referee: Referee, out: TextIO | None) -> None:
+    if out is None:
+        return
+    names = " ".join(referee.board.square_name(s) for s in e.squares)
+    if e.type is EventType.MOVE:
+        text = f"frame {e.frame}: move {e.move}" + (f" ({e.detail})" if e.detail else "")
+    else:
+        text = f"frame {e.frame}: {e.type.value} [{names}] {e.detail}"
+    print(text, file=out, flush=True)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    variant = find_variant(args.variant)
+    board = Board(args.fen, variant)
+    frames, fps = frames_of(args.source, args.fps)
+    referee = Referee(board, REPLAY_REFEREE)
+    events = referee_stream(frames, fps, referee, variant, args.corners, args.calibration,
+                            out=sys.stdout)
+    if args.events:
+        with open(args.events, "w", encoding="utf-8") as f:
+            for e in events:
+                f.write(json.dumps(e.as_json(referee.board)) + "\n")
+    if args.pdn:
+        record = referee.game_record(Event="damas replay", Site=Path(args.source).name)
+        Path(args.pdn).write_text(write_game(record), encoding="utf-8")
+    moves = sum(1 for e in events if e.type is EventType.MOVE)
+    irregular = sum(1 for e in events if e.type not in (EventType.MOVE, EventType.UNREADABLE))
+    print(f"{moves} move(s), {irregular} irregularity event(s), "
+          f"final position {referee.board.fen()}")
+    return 0
