@@ -28,7 +28,8 @@ from tests.robot.table import (
     random_position,
 )
 
-VARIANTS = ("brazilian", "brazilian", "brazilian", "russian", "international")
+VARIANTS = ("brazilian", "brazilian", "brazilian", "russian", "international", "english",
+            "italian")
 
 
 @st.composite
