@@ -19,6 +19,7 @@ demo: venv
 	$(BIN)/damas demo --games 1 --seed 1
 
 test: venv
+	-sh tools/ensure_chromium.sh
 	$(BIN)/ruff check game vision robot calibration sim app tests bench
 	$(BIN)/mypy --strict game
 	$(BIN)/python -m pytest -q

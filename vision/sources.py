@@ -1,0 +1,153 @@
+"""Camera sources behind one small interface: `read()` gives the next BGR image.
+
+- `PiCamera`: the Raspberry Pi camera through picamera2, imported only when opened (the
+  library comes from the Pi's apt as python3-picamera2 and exists nowhere else);
+- `OpenCvSource`: any `cv2.VideoCapture` device number, device path or video file;
+- `FolderSource`: the images of a folder, sorted by name (a recorded session);
+- the rendered camera of the simulated table lives in `sim/` and `app/simtable.py` (vision
+  must not import sim), and offers the same `read()`.
+
+`open_source("picamera2" | "opencv:0" | "opencv:/dev/video0" | "opencv:game.mp4" |
+"folder:frames")` builds one from the configuration's `camera.source` string.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from vision.errors import CameraUnavailable
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
+
+
+class FrameSource(Protocol):
+    def read(self) -> tuple[np.ndarray, int, float]:
+        """(BGR image, frame number, time in seconds since the source opened)."""
+
+    def close(self) -> None: ...
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.frame = 0
+        self.t0 = time.monotonic()
+
+    def next(self) -> tuple[int, float]:
+        n = self.frame
+        self.frame += 1
+        return n, time.monotonic() - self.t0
+
+
+class OpenCvSource:
+    """A `cv2.VideoCapture`: a device number, a device path, a video file or a stream URL."""
+
+    def __init__(self, spec: str | int, size_px: tuple[int, int] | None = None,
+                 timeout_s: float = 3.0) -> None:
+        import cv2
+
+        self.spec = spec
+        self.cap = cv2.VideoCapture(int(spec) if isinstance(spec, str) and spec.isdigit()
+                                    else spec)
+        if not self.cap.isOpened():
+            raise CameraUnavailable(f"camera {spec!r} cannot be opened (check the cable and the "
+                              f"device: v4l2-ctl --list-devices)")
+        if size_px is not None:
+            self.cap.set(cv2.CAP_PROP_FRAME_WIDTH, size_px[0])
+            self.cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size_px[1])
+        self.timeout_s = timeout_s
+        self._count = _Counter()
+
+    def read(self) -> tuple[np.ndarray, int, float]:
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            ok, image = self.cap.read()
+            if ok and image is not None:
+                n, t = self._count.next()
+                return image, n, t
+            if time.monotonic() > deadline:
+                raise CameraUnavailable(
+                    f"camera {self.spec!r} gave no image for {self.timeout_s:g} s "
+                    f"(unplugged, or the end of the video)")
+            time.sleep(0.01)
+
+    def close(self) -> None:
+        self.cap.release()
+
+
+class FolderSource:
+    """The images of a folder in name order, at a nominal frame rate."""
+
+    def __init__(self, folder: str | Path, fps: float = 15.0) -> None:
+        self.folder = Path(folder)
+        if not self.folder.is_dir():
+            raise CameraUnavailable(f"{self.folder}: no such folder")
+        self.files = sorted(p for p in self.folder.iterdir()
+                            if p.suffix.lower() in IMAGE_SUFFIXES)
+        if not self.files:
+            raise CameraUnavailable(f"{self.folder}: no image files ({', '.join(IMAGE_SUFFIXES)})")
+        self.fps = fps
+        self.index = 0
+
+    def read(self) -> tuple[np.ndarray, int, float]:
+        import cv2
+
+        if self.index >= len(self.files):
+            raise CameraUnavailable(f"{self.folder}: no more images after {len(self.files)}")
+        path = self.files[self.index]
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise CameraUnavailable(f"{path}: not a readable image")
+        n = self.index
+        self.index += 1
+        return image, n, n / self.fps
+
+    def close(self) -> None:
+        pass
+
+
+class PiCamera:
+    """The Raspberry Pi camera (Camera Module 3...) through picamera2, in BGR."""
+
+    def __init__(self, size_px: tuple[int, int] = (1280, 960),
+                 lens_position_dioptres: float | None = None) -> None:
+        try:
+            from picamera2 import Picamera2  # only on a Pi: python3-picamera2 from apt
+        except ImportError as e:
+            raise CameraUnavailable("picamera2 is not installed: on a Raspberry Pi run `sudo apt "
+                              "install python3-picamera2` and create the virtualenv with "
+                              "--system-site-packages") from e
+        self.cam: Any = Picamera2()
+        config = self.cam.create_video_configuration(
+            main={"size": tuple(size_px), "format": "RGB888"})  # RGB888 is BGR in memory
+        self.cam.configure(config)
+        if lens_position_dioptres is not None:
+            self.cam.set_controls({"AfMode": 0, "LensPosition": lens_position_dioptres})
+        self.cam.start()
+        self._count = _Counter()
+
+    def read(self) -> tuple[np.ndarray, int, float]:
+        image = self.cam.capture_array("main")
+        n, t = self._count.next()
+        return np.ascontiguousarray(image[:, :, :3]), n, t
+
+    def close(self) -> None:
+        self.cam.stop()
+        self.cam.close()
+
+
+def open_source(spec: str, size_px: tuple[int, int] | None = None, fps: float = 15.0,
+                lens_position_dioptres: float | None = None) -> FrameSource:
+    """A frame source from the configuration's `camera.source` string."""
+    if spec == "picamera2":
+        return PiCamera(size_px or (1280, 960), lens_position_dioptres)
+    kind, _, rest = spec.partition(":")
+    if kind == "opencv" and rest:
+        return OpenCvSource(rest, size_px)
+    if kind == "folder" and rest:
+        return FolderSource(rest, fps)
+    raise CameraUnavailable(f"camera source {spec!r}: expected picamera2, opencv:<device or file>, "
+                      f"folder:<dir> (or sim, handled by the application)")
