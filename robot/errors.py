@@ -73,6 +73,10 @@ class PlanError(RobotError, ValueError):
     """No safe plan exists for a move with the configured geometry (the message says why)."""
 
 
+class MagnetError(RobotError, OSError):
+    """The magnet's (or servo's) GPIO pin cannot be used: no pin library, pin busy..."""
+
+
 class GantryError(RobotError, OSError):
     """Base of the errors of the gantry controller connection."""
 

@@ -12,10 +12,12 @@ and may be called twice: "off on every exit path".
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from robot.config import LiftConfig, MagnetConfig
-from robot.errors import GantryError
+from robot.errors import GantryError, MagnetError
 
 
 class Magnet(Protocol):
@@ -38,11 +40,24 @@ class _Closing:
         raise NotImplementedError
 
 
+def _gpio_device(make: Callable[[], Any], what: str) -> Any:
+    """Build a gpiozero device; a missing pin library or a busy pin becomes one clear error."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # gpiozero's fallback chatter on a laptop
+            return make()
+    except Exception as e:  # noqa: BLE001 - gpiozero raises many kinds
+        raise MagnetError(
+            f"cannot use {what}: {e} (on a computer without GPIO use --magnet grbl-coolant, "
+            f"or GPIOZERO_PIN_FACTORY=mock for a dry run)") from None
+
+
 class GpioMagnet(_Closing):
     def __init__(self, pin: int, pin_factory: Any = None) -> None:
         from gpiozero import DigitalOutputDevice
 
-        self.device = DigitalOutputDevice(pin, initial_value=False, pin_factory=pin_factory)
+        self.device = _gpio_device(lambda: DigitalOutputDevice(
+            pin, initial_value=False, pin_factory=pin_factory), f"magnet GPIO{pin}")
 
     @property
     def is_on(self) -> bool:
@@ -72,8 +87,9 @@ class PwmMagnet(_Closing):
         if not 0.0 < hold_duty <= 1.0:
             raise ValueError(f"magnet.hold_duty must be in (0, 1], got {hold_duty}")
         self.hold_duty = hold_duty
-        self.device = PWMOutputDevice(pin, initial_value=0.0, frequency=frequency_hz,
-                                      pin_factory=pin_factory)
+        self.device = _gpio_device(lambda: PWMOutputDevice(
+            pin, initial_value=0.0, frequency=frequency_hz, pin_factory=pin_factory),
+            f"magnet GPIO{pin} (PWM)")
 
     @property
     def is_on(self) -> bool:
@@ -152,7 +168,9 @@ class ServoLift(_Closing):
         from gpiozero import Servo
 
         self.cfg = cfg
-        self.device = Servo(cfg.servo_pin, initial_value=cfg.servo_up, pin_factory=pin_factory)
+        self.device = _gpio_device(lambda: Servo(
+            cfg.servo_pin, initial_value=cfg.servo_up, pin_factory=pin_factory),
+            f"lift servo GPIO{cfg.servo_pin}")
 
     def down(self) -> None:
         self.device.value = self.cfg.servo_down

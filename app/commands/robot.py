@@ -24,7 +24,7 @@ from calibration.gantry import CORNER_NAMES, GantryCalibration, fit_gantry
 from game.board import Board, Color
 from game.variants import find_variant
 from robot.config import MAGNET_KINDS, RobotConfig, load_robot_config
-from robot.errors import GantryError, RobotError
+from robot.errors import GantryError, MagnetError, RobotError
 from robot.executor import Executor
 from robot.gcode import to_gcode
 from robot.grbl import Grbl
@@ -138,6 +138,8 @@ def cmd_execute(args: argparse.Namespace) -> int:
                 lift.close()
     except GantryError as e:
         raise OSError(f"gantry: {e}") from None
+    except MagnetError as e:
+        raise OSError(str(e)) from None
     finally:
         grbl.close()
     print(f"done travel_mm {res.travel_mm:.1f} elapsed_s {res.elapsed_s:.2f}")

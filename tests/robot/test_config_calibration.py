@@ -109,3 +109,17 @@ def test_gantry_dict_round_trip_and_store(tmp_path: Path) -> None:
 
 def test_config_is_hashable_for_router_cache() -> None:
     assert hash(RobotConfig().for_grid(8)) == hash(RobotConfig().for_grid(8))
+
+
+def test_busy_pin_is_a_clear_magnet_error() -> None:
+    from gpiozero.pins.mock import MockFactory
+
+    from robot.errors import MagnetError
+    from robot.magnet import GpioMagnet
+
+    factory = MockFactory()
+    with GpioMagnet(17, factory) as first:
+        first.on()
+        with pytest.raises(MagnetError, match="cannot use magnet GPIO17"):
+            GpioMagnet(17, factory)
+    assert factory.pin(17).state == 0  # closing switched it off
