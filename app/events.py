@@ -45,6 +45,7 @@ from game.variants import find_variant
 PHASES = ("waiting", "playing", "paused", "ended")
 CONTROL_ACTIONS = ("start", "stop", "takeback", "level", "resolve", "ajeito")
 SEVERITIES = ("info", "warning", "error")
+MAX_ALERTS = 20  # the oldest go first: a page is not a log (the journal is)
 
 
 class BusError(ValueError):
@@ -69,6 +70,7 @@ class Alert:
     squares: tuple[int, ...] = ()
     choices: tuple[str, ...] = ()
     raised_s: float = 0.0  # time.time() when raised
+    until_move: bool = False  # cleared by the next `set_position` (e.g. "put it back")
 
 
 @dataclass(frozen=True)
@@ -281,12 +283,14 @@ class EventBus:
     def set_position(self, board: Board, moves: Sequence[str],
                      last_move: Move | None = None, highlight: Iterable[int] = ()) -> None:
         """The position after an accepted move (or a take-back): `moves` is the whole game so
-        far in PDN, `last_move` is marked on the diagram.  Clears the engine's PV."""
+        far in PDN, `last_move` is marked on the diagram.  Clears the engine's PV and the
+        alerts raised with `until_move`."""
         fen = board.fen()
         with self._lock:
             s = self._state
             s.fen, s.moves, s.last_move = fen, tuple(moves), last_move
             s.highlight = tuple(highlight)
+            s.alerts = tuple(a for a in s.alerts if not a.until_move)
             s.pv, s.depth = (), None  # the old PV started from the previous position
         self._changed()
 
@@ -329,8 +333,10 @@ class EventBus:
         self._changed()
 
     def raise_alert(self, alert_id: str, text: str, severity: str = "warning",
-                    squares: Iterable[int] = (), choices: Iterable[str] = ()) -> None:
-        """Show an alert (replacing one with the same id) until `clear_alert(alert_id)`."""
+                    squares: Iterable[int] = (), choices: Iterable[str] = (),
+                    until_move: bool = False) -> None:
+        """Show an alert (replacing one with the same id) until `clear_alert(alert_id)`, or,
+        with `until_move`, until the next `set_position` (an irregularity put right)."""
         if severity not in SEVERITIES:
             raise BusError(f"severity: expected one of {', '.join(SEVERITIES)}, "
                            f"got {severity!r}")
@@ -340,10 +346,11 @@ class EventBus:
         bad = [q for q in squares if not 0 <= q < n]
         if bad:
             raise BusError(f"alert squares: {bad} are not squares 0..{n - 1} of the board")
-        alert = Alert(alert_id, text, severity, squares, tuple(choices), time.time())
+        alert = Alert(alert_id, text, severity, squares, tuple(choices), time.time(),
+                      until_move)
         with self._lock:
             kept = tuple(a for a in self._state.alerts if a.alert_id != alert_id)
-            self._state.alerts = kept + (alert,)
+            self._state.alerts = (kept + (alert,))[-MAX_ALERTS:]
         self._changed()
 
     def clear_alert(self, alert_id: str) -> None:

@@ -116,6 +116,22 @@ def test_bus_state_changes_and_snapshots_are_immutable() -> None:
     assert bus.snapshot().state.alerts == ()
 
 
+def test_alerts_until_move_and_cap() -> None:
+    bus = EventBus()
+    bus.new_game()
+    bus.raise_alert("keep", "needs a person", choices=("ok",))
+    bus.raise_alert("put-back", "put the man back on d4", squares=(13,), until_move=True)
+    board = Board()
+    move = board.parse_move("c3-d4")
+    board.push(move)
+    bus.set_position(board, ["c3-d4"], move)
+    assert [a.alert_id for a in bus.snapshot().state.alerts] == ["keep"]
+    for i in range(30):
+        bus.raise_alert(f"a{i}", "x")
+    ids = [a.alert_id for a in bus.snapshot().state.alerts]
+    assert len(ids) == 20 and ids[0] == "a10" and ids[-1] == "a29"
+
+
 def test_control_inbox_is_bounded() -> None:
     bus = EventBus()
     with pytest.raises(ControlRefused, match="no game"):
