@@ -56,10 +56,6 @@ def cmd_play(args: argparse.Namespace) -> int:
     from app.journal import Journal, JournalHeader, load_journal
 
     config = load_config(args.config)
-    if not _is_sim(config):
-        raise OSError("play on real hardware needs camera.source and gantry.port; this build "
-                      "drives them through `damas doctor`-checked devices: run `damas doctor "
-                      f"--config {args.config}` first")  # pragma: no cover - needs a Pi
     variant = config.game.variant
     robot = Color(config.game.robot_colour)
     jdir = Path(config.journal.dir)
@@ -79,13 +75,22 @@ def cmd_play(args: argparse.Namespace) -> int:
             black="Robot" if robot is Color.BLACK else "Person", mode="play"))
         print(f"journal: {path}", flush=True)
     seed = args.seed if args.seed is not None else int(time.time()) % 100_000
+    devices = None
     try:
-        loop = _sim_loop(config, board, robot, seed, args, journal, moves)
+        if _is_sim(config):
+            loop = _sim_loop(config, board, robot, seed, args, journal, moves)
+        else:  # pragma: no cover - needs a camera and a GRBL board
+            from app.hardware import open_devices
+
+            devices = open_devices(config, board)
+            loop = _real_loop(config, board, robot, seed, args, journal, moves, devices)
         result = loop.run()
     except TableError as e:
         raise OSError(str(e)) from None
     finally:
         journal.close()
+        if devices is not None:
+            devices.close()
     loaded = load_journal(path)
     pdn = path.with_suffix(".pdn")
     pdn.write_text(write_game(loaded.to_game_record()), encoding="utf-8")
@@ -142,6 +147,28 @@ def _sim_loop(config: Config, board: Board, robot: Color, seed: int, args: Any, 
                     stream=None if rendered else OracleStream(sim.world, sim.variant))
     loop.moves = list(moves)
     sim.idle = lambda: sim.human.act(loop.referee)
+    return loop
+
+
+def _real_loop(config: Config, board: Board, robot: Color, seed: int, args: Any, journal: Any,
+               moves: list[str], devices: Any) -> GameLoop:  # pragma: no cover - needs a Pi
+    """The game loop on the real table: the same loop, real devices."""
+    def ask(text: str) -> None:
+        print(text, flush=True)
+
+    def crown_request(square: str) -> None:
+        ask(f"please stack a crown on {square} (the robot's man is crowned)")
+        input("press Enter when the crown is on ... ")
+
+    arm = RobotArm(config.robot.for_grid(board.variant.width), devices.grbl, devices.magnet,
+                   devices.lift, wait_for_crown=crown_request, progress=None)
+    loop = GameLoop(board, devices.camera.read, devices.observe, robot=robot,
+                    engine=Engine(board, config.game.level, seed=seed), arm=arm,
+                    policy=Policy(config.game.policy), movetime_s=args.movetime,
+                    max_plies=args.max_plies, journal=journal, say=ask)
+    loop.moves = list(moves)
+    if devices.panel.ajeito is not None:
+        devices.panel.ajeito.when_pressed = lambda: loop.referee.announce_adjust()
     return loop
 
 
