@@ -149,6 +149,8 @@ def main() -> int:
     ap.add_argument("--rate", type=float, default=5.0, help="moves per second")
     ap.add_argument("--frame-fps", type=float, default=2.0, help="camera pictures per second")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--no-compress", action="store_true",
+                    help="no permessage-deflate on the websockets")
     args = ap.parse_args()
     if args.clients < 0 or args.seconds <= 0 or args.rate <= 0:
         ap.error("--clients >= 0, --seconds > 0 and --rate > 0")
@@ -156,9 +158,11 @@ def main() -> int:
         min(10.0, args.seconds / 3)
 
     bus = EventBus()
-    server = WebServer(bus, "127.0.0.1", 0, "bench").start_in_thread()
+    server = WebServer(bus, "127.0.0.1", 0, "bench",
+                       compress=not args.no_compress).start_in_thread()
     print(f"server http://127.0.0.1:{server.port}/  clients {args.clients}  "
-          f"rate {args.rate}/s  frames {args.frame_fps}/s", flush=True)
+          f"rate {args.rate}/s  frames {args.frame_fps}/s  "
+          f"deflate {'off' if args.no_compress else 'on'}", flush=True)
     try:
         alone = Publisher(bus, args.rate, args.frame_fps, args.seed)
         alone.run(baseline_s)

@@ -280,16 +280,21 @@ class WebServer:
 
     `WebServer(bus, host, port, token).start_in_thread()` for a game loop that owns the main
     thread (then `.stop()`), or `.serve_forever()` for `damas serve`.  `port=0` picks a free
-    port (see `.port` after starting).  `token=None` makes a random one.
+    port (see `.port` after starting).  `token=None` makes a random one.  `compress`
+    deflates websocket messages: a state shrinks about 8x (11.4 kB -> 1.4 kB, the diagram is
+    repetitive SVG), which matters on a club's Wi-Fi, for some CPU per client
+    (see bench/web_load.py --no-compress).
     """
 
     def __init__(self, bus: EventBus, host: str = "127.0.0.1", port: int = 8080,
-                 token: str | None = None, frame_max_fps: float = 2.0) -> None:
+                 token: str | None = None, frame_max_fps: float = 2.0,
+                 compress: bool = True) -> None:
         self.bus = bus
         self.host = host
         self.port = port
         self.token = token or new_token()
         self._frame_max_fps = frame_max_fps
+        self._compress = compress
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -305,7 +310,8 @@ class WebServer:
     def _make_server(self) -> uvicorn.Server:
         app = build_app(self.bus, self.token, self._frame_max_fps, self.control_url)
         config = uvicorn.Config(app, host=self.host, port=self.port, log_level="warning",
-                                lifespan="on", ws_max_size=65536, access_log=False)
+                                lifespan="on", ws_max_size=65536, access_log=False,
+                                ws_per_message_deflate=self._compress)
         server = uvicorn.Server(config)
         self._server = server
         return server
