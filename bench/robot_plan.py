@@ -25,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.commands.robot import populate_tray  # noqa: E402
 from game.board import Board  # noqa: E402
 from robot.config import load_robot_config  # noqa: E402
 from robot.executor import Executor  # noqa: E402
@@ -35,7 +36,7 @@ from robot.planner import plan_move  # noqa: E402
 from sim.gpio import mock_factory, wire_magnet  # noqa: E402
 from sim.grbl import GrblEmulator, Hand  # noqa: E402
 from sim.grbl.link import EmulatorLink  # noqa: E402
-from sim.world import World  # noqa: E402
+from sim.world import TableSpec, World  # noqa: E402
 
 QUOTA = {"quiet": 300, "single": 120, "multiple": 80}
 
@@ -69,10 +70,14 @@ def run_one(board: Board, move, cfg):  # type: ignore[no-untyped-def]
     plan = plan_move(board, move, cfg)
     plan_s = time.perf_counter() - t0
     pcfg = plan.config
-    world = World.from_board(board)
+    b = pcfg.board
+    world = World.from_board(board, TableSpec(b.grid, b.square_mm, b.border_mm,
+                                              b.disc_diameter_mm, b.disc_height_mm))
+    populate_tray(world, pcfg)
     emu = GrblEmulator(world, Hand(carriage=pcfg.carriage, mount=pcfg.gantry,
                                    z_touch_mm=pcfg.lift.z_down_mm))
-    emu.motion.set_position((*pcfg.gantry.to_machine(*plan.start_mm), 0.0))
+    z = pcfg.lift.z_up_mm if pcfg.is_overhead else 0.0
+    emu.motion.set_position((*pcfg.gantry.to_machine(*plan.start_mm), z))
     factory = mock_factory(pwm=pcfg.magnet.kind == "gpio-pwm")
     if pcfg.magnet.kind.startswith("gpio"):
         wire_magnet(factory, pcfg.magnet.pin, emu)

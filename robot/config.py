@@ -68,8 +68,8 @@ class MotionConfig:
     feed_mm_min: float = 6000.0  # carrying and travel feed (GRBL $110/$111 cap it too)
     accel_mm_s2: float = 500.0  # used for the time estimate; GRBL's $120/$121 rule the machine
     magnet_settle_s: float = 0.15  # dwell after switching the magnet, so the piece follows
-    z_feed_mm_min: float = 1000.0  # overhead carriage: the Z axis
-    z_accel_mm_s2: float = 200.0
+    z_feed_mm_min: float = 3000.0  # overhead carriage: the Z axis (GRBL $112, $122)
+    z_accel_mm_s2: float = 500.0
     park_mm: Point | None = None  # None: board centre (under-board) or beside the tray (overhead)
 
 
@@ -133,8 +133,10 @@ class RobotConfig:
         motion = self.motion
         if motion.park_mm is None:
             side = board.grid * board.square_mm
+            # Under the board the carriage is invisible: wait under its centre.  Above it, it
+            # must leave the camera's view: wait beside the board, over the capture tray.
             park = (side / 2, side / 2) if not self.is_overhead else (
-                side + board.border_mm + board.disc_diameter_mm, -board.border_mm)
+                side + board.border_mm + board.disc_diameter_mm, side / 2)
             motion = dataclasses.replace(motion, park_mm=park)
         return dataclasses.replace(self, board=board, tray=tray, motion=motion)
 

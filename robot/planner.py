@@ -87,7 +87,7 @@ class Plan:
     min_clearance_mm: float  # smallest rim-to-rim gap of any carried disc (inf if none)
     tray_after: TrayState
     board_after: BaseBoard
-    lower_bound_mm: float  # straight line for every disc that must move
+    lower_bound_mm: float  # straight line for every disc that must move (to the nearest slot)
     config: RobotConfig
 
     @property
@@ -342,6 +342,9 @@ def plan_move(board: Board, move: Move, config: RobotConfig, tray: TrayState | N
         pl.remove_to_tray(p, f"x{pl._name(p)}")
     if move.promotes:
         _crown(pl, board, move, piece, to)
+        # A crown, a ready-made king or the man it replaces must move too.
+        lower += sum(math.dist(c.path[0], c.path[-1]) for c in pl.steps
+                     if isinstance(c, Carry) and c.purpose in ("crown", "king", "unmake"))
     end = pl.pos
     if cfg.is_overhead:
         end = cfg.motion.park_mm

@@ -134,7 +134,7 @@ def test_crowning_overhead_stacks_a_spare() -> None:
     lines = to_gcode(plan.config, program(plan))
     z_down = plan.config.lift.z_down_mm
     h = plan.config.board.disc_height_mm
-    assert f"G1 Z{z_down + h:.3f} F1000" in lines
+    assert f"G1 Z{z_down + h:.3f} F3000" in lines
 
 
 def test_overhead_king_is_picked_at_stack_height() -> None:
@@ -144,7 +144,7 @@ def test_overhead_king_is_picked_at_stack_height() -> None:
     assert plan.carries[0].discs == 2
     lines = to_gcode(plan.config, program(plan))
     z_down, h = plan.config.lift.z_down_mm, plan.config.board.disc_height_mm
-    assert f"G1 Z{z_down + h:.3f} F1000" in lines  # touches the top of a two-disc stack
+    assert f"G1 Z{z_down + h:.3f} F3000" in lines  # touches the top of a two-disc stack
 
 
 def test_plan_is_deterministic() -> None:
