@@ -215,11 +215,11 @@ class _Planner:
             spot = self._parking_spot(b, raw, frm)
             if spot is None:
                 raise PlanError(f"{label}: no room to move the disc at {b} aside")
-            self.carry(b, spot, "aside", f"aside {self._name(b)}", depth + 1)
+            self.carry(b, spot, "aside", self._name(b), depth + 1)
             parked.append((b, spot))
         self.carry(frm, to, purpose, label, depth + 1)
         for home, spot in reversed(parked):
-            self.carry(spot, home, "back", f"back {self._name(home)}", depth + 1)
+            self.carry(spot, home, "back", self._name(home), depth + 1)
 
     def _parking_spot(self, b: Point, path: list[Point], mover: Point) -> Point | None:
         """A free lattice point near `b`, clear of the mover's path, reachable from `b`."""
