@@ -132,11 +132,11 @@ def spectators(port: int, n: int, ready: Any, stop: Any, out: Any) -> None:
 
 
 # -- the run -------------------------------------------------------------------------------------
-def summary(name: str, lat_s: list[float]) -> str:
+def summary(name: str, lat_s: list[float], what: str = "moves") -> str:
     if not lat_s:
-        return f"{name}: no moves"
+        return f"{name}: no {what}"
     ms = [x * 1000 for x in lat_s]
-    return (f"{name}: moves {len(ms)}  median_ms {statistics.median(ms):.3f}  "
+    return (f"{name}: {what} {len(ms)}  median_ms {statistics.median(ms):.3f}  "
             f"p99_ms {sorted(ms)[int(0.99 * (len(ms) - 1))]:.3f}  max_ms {max(ms):.3f}")
 
 
@@ -194,6 +194,23 @@ def main() -> int:
               f"{len(crowd.games)} games over {time.monotonic() - t0:.1f} s", flush=True)
     finally:
         server.stop()
+
+    # what the publisher does not pay for: building a state's SVG + JSON, once per change,
+    # lazily in the server's thread
+    probe = EventBus()
+    probe.new_game()
+    board = Board()
+    for name in list(crowd.games.values())[0][:30]:
+        board.push_pdn(name)
+    probe.set_position(board, list(crowd.games.values())[0][:30], board.peek())
+    build_s = []
+    for i in range(50):
+        probe.set_thinking(score_cp=i)
+        t0 = time.perf_counter()
+        probe.snapshot().json()
+        build_s.append(time.perf_counter() - t0)
+    print(summary("state build (SVG + JSON, server thread, once per change)", build_s,
+                  "samples"))
 
     missing = 0
     delays: list[float] = []
