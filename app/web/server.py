@@ -46,6 +46,7 @@ from app.web.token import control_url, new_token, public_host, qr_svg, token_mat
 log = logging.getLogger(__name__)
 
 MAX_CONTROL_BODY_BYTES = 4096
+MAX_CLIENTS = 1000  # live viewers; a Pi serving more would slow the game loop's thread
 SEND_TIMEOUT_S = 20.0  # a client that takes longer to accept one message is dropped
 ASSETS = {"/": ("page.html", "text/html; charset=utf-8"),
           "/page.js": ("page.js", "text/javascript; charset=utf-8"),
@@ -90,8 +91,9 @@ def _error(status: int, message: str) -> JSONResponse:
 
 
 def build_app(bus: EventBus, token: str, frame_max_fps: float = 2.0,
-              public_url: str = "") -> Starlette:
-    """The Starlette application; `public_url` is the control URL put in the QR code."""
+              public_url: str = "", max_clients: int = MAX_CLIENTS) -> Starlette:
+    """The Starlette application; `public_url` is the control URL put in the QR code;
+    websocket viewers beyond `max_clients` are turned away (code 1013, "try again later")."""
     fanout = _Fanout(bus)
     assets = {path: (resources.files("app.web").joinpath(name).read_bytes(), kind)
               for path, (name, kind) in ASSETS.items()}
@@ -143,9 +145,11 @@ def build_app(bus: EventBus, token: str, frame_max_fps: float = 2.0,
                                "(Authorization: Bearer <token>)")
         if not token_matches(given, token):
             return _error(403, "wrong control token")
-        body = await request.body()
-        if len(body) > MAX_CONTROL_BODY_BYTES:
-            return _error(413, f"request body over {MAX_CONTROL_BODY_BYTES} bytes")
+        body = b""
+        async for chunk in request.stream():  # never more than the limit in memory
+            body += chunk
+            if len(body) > MAX_CONTROL_BODY_BYTES:
+                return _error(413, f"request body over {MAX_CONTROL_BODY_BYTES} bytes")
         try:
             action = parse_control(body, bus)
         except ValueError as e:
@@ -159,6 +163,9 @@ def build_app(bus: EventBus, token: str, frame_max_fps: float = 2.0,
 
     async def websocket(ws: WebSocket) -> None:
         await ws.accept()
+        if len(fanout.clients) >= max_clients:
+            await ws.close(code=1013, reason="too many viewers; try again later")
+            return
         wake = asyncio.Event()
         closed = asyncio.Event()
         fanout.clients.add(wake)
@@ -288,13 +295,14 @@ class WebServer:
 
     def __init__(self, bus: EventBus, host: str = "127.0.0.1", port: int = 8080,
                  token: str | None = None, frame_max_fps: float = 2.0,
-                 compress: bool = True) -> None:
+                 compress: bool = True, max_clients: int = MAX_CLIENTS) -> None:
         self.bus = bus
         self.host = host
         self.port = port
         self.token = token or new_token()
         self._frame_max_fps = frame_max_fps
         self._compress = compress
+        self._max_clients = max_clients
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -308,7 +316,8 @@ class WebServer:
         return control_url(self.host, self.port, self.token)
 
     def _make_server(self) -> uvicorn.Server:
-        app = build_app(self.bus, self.token, self._frame_max_fps, self.control_url)
+        app = build_app(self.bus, self.token, self._frame_max_fps, self.control_url,
+                        self._max_clients)
         config = uvicorn.Config(app, host=self.host, port=self.port, log_level="warning",
                                 lifespan="on", ws_max_size=65536, access_log=False,
                                 ws_per_message_deflate=self._compress)

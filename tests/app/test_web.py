@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from app.events import BusError, ControlAction, ControlInbox, EventBus
@@ -274,6 +275,19 @@ def test_game_loop_pdn_replaces_the_bare_move_list(server: WebServer, bus: Event
     assert http(server, "/game.pdn")[2].decode() == text
     bus.new_game()  # a new game forgets the old text
     assert b"Club" not in http(server, "/game.pdn")[2]
+
+
+def test_viewers_beyond_the_limit_are_told_to_come_back(bus: EventBus) -> None:
+    srv = WebServer(bus, "127.0.0.1", 0, TOKEN, max_clients=2).start_in_thread()
+    try:
+        with ws_connect(srv) as a, ws_connect(srv) as b:
+            next_state(a)
+            next_state(b)
+            with ws_connect(srv) as c, pytest.raises(ConnectionClosed) as info:
+                c.recv(timeout=5)
+            assert info.value.rcvd is not None and info.value.rcvd.code == 1013
+    finally:
+        srv.stop()
 
 
 def test_bound_port_in_use_is_a_clear_oserror(server: WebServer, bus: EventBus) -> None:
