@@ -22,6 +22,8 @@ from game.engine.search import (
 )
 from game.movegen import RawMove
 
+OPENING_MARGIN_CP = 12
+
 
 @dataclass
 class EngineMove:
@@ -84,8 +86,15 @@ class Engine:
             movetime_s=limits.movetime_s * frac if limits.movetime_s else None,
             nodes=max(100, int(limits.nodes * frac)) if limits.nodes else None,
             stop=limits.stop)
-        return self.searcher.search(position_of(board), limits, margin=lvl.margin_cp,
+        return self.searcher.search(position_of(board), limits, margin=self._margin(board),
                                     on_iteration=on_iteration)
+
+    def _margin(self, board: Board) -> int:
+        """Near-equal moves the level may choose among: wider while no piece has been taken,
+        so that even the top level does not repeat the same opening game after game."""
+        if (board.white | board.black).bit_count() == 2 * self.variant.men_per_side:
+            return max(self.level.margin_cp, OPENING_MARGIN_CP)
+        return self.level.margin_cp
 
     def play(self, board: Board, limits: SearchLimits,
              on_iteration: Callable[[Iteration], None] | None = None) -> EngineMove:
@@ -94,7 +103,7 @@ class Engine:
             raise ValueError(f"engine plays {self.variant.name}, board is {board.variant.name}")
         result = self.analyse(board, limits, on_iteration)
         legal_raw = board.raw_moves()
-        raw = choose_move(result, legal_raw, self.level, self.rng)
+        raw = choose_move(result, legal_raw, self.level, self.rng, self._margin(board))
         move = board.move_from_raw(raw)
         legal = board.legal_moves
         return EngineMove(move, board.move_name(move, legal), result,

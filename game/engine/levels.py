@@ -49,20 +49,23 @@ def level(number: int) -> Level:
 
 
 def choose_move(result: SearchResult, legal: list[RawMove], lvl: Level,
-                rng: random.Random) -> RawMove:
-    """The move the level plays, given the search result (exact scores near the best)."""
+                rng: random.Random, margin_cp: int | None = None) -> RawMove:
+    """The move the level plays, given the search result (exact scores within `margin_cp`
+    of the best; the level's own margin by default)."""
     if len(legal) > 1 and lvl.blunder_chance and rng.random() < lvl.blunder_chance:
         return legal[rng.randrange(len(legal))]
     candidates = result.root_scores or [(result.best, result.score)]
-    if lvl.noise_cp <= 0 or len(candidates) == 1 or is_mate_score(result.score):
+    margin = lvl.margin_cp if margin_cp is None else margin_cp
+    noise = max(lvl.noise_cp, margin)
+    if noise <= 0 or len(candidates) == 1 or is_mate_score(result.score):
         return result.best
     best_score = candidates[0][1]
     pick = result.best
     pick_value = None
     for move, score in candidates:
-        if score < best_score - lvl.margin_cp or (is_mate_score(score) and score < 0):
+        if score < best_score - margin or (is_mate_score(score) and score < 0):
             continue
-        value = score + rng.uniform(0, lvl.noise_cp)
+        value = score + rng.uniform(0, noise)
         if pick_value is None or value > pick_value:
             pick, pick_value = move, value
     return pick

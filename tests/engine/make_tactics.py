@@ -1,15 +1,17 @@
 """Find Brazilian tactics positions ("golpes") by exhaustive search; print them as data lines.
 
-Run once: `python -m tests.engine.make_tactics 20 20 > tests/engine/tactics_brazilian.txt`
-(20 shallow, 20 deep positions).  A position qualifies when White, to move, with no capture
-available and material within one man of equality, wins at least two men (man = 1, king = 3)
-by force within `plies` plies plus forced captures, has at most two winning first moves, a
-capture of two or more pieces by White follows a Black reply to one of them, and a shallower
-look does not see any gain: one ply for the shallow set (7 plies), three plies for the deep set
-(9 plies).
+Run: `python -m tests.engine.make_tactics SHALLOW DEEP [SEED] >> tactics_brazilian.txt`
+(the data file holds `20 4` with the default seed, then `16 0 7`).
+
+A position qualifies when White, to move, with no capture available and material within one
+man of equality, wins at least two men (man = 1, king = 3) by force within `plies` plies plus
+forced captures; has at most two winning first moves; a capture of two or more pieces by White
+follows a Black reply to one of them; and a shallower look sees no gain at all: one ply for the
+shallow set (7 plies), three plies for the deep set (9 plies).  The plies include two beyond
+the end of the combination, so that the gain is not an artefact of the horizon.
+
 Each line is `FEN | gain | plies | blind plies`; the test re-verifies every line with the same
-solver.  The plies include two beyond the end of the combination, so that the gain is not an
-artefact of the horizon.
+solver.
 """
 
 from __future__ import annotations
@@ -58,8 +60,9 @@ def _has_multi_capture_line(board: Board, first: tuple[int, int, int]) -> bool:
 def main() -> None:
     shallow = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     deep = int(sys.argv[2]) if len(sys.argv) > 2 else 20
-    find(shallow, 7, 1, random.Random(20261202))
-    find(deep, 9, 3, random.Random(20261203))
+    seed = int(sys.argv[3]) if len(sys.argv) > 3 else 20261202
+    find(shallow, 7, 1, random.Random(seed))
+    find(deep, 9, 3, random.Random(seed + 1))
 
 
 def find(wanted: int, plies: int, blind_plies: int, rng: random.Random) -> None:

@@ -174,3 +174,18 @@ def test_clock_budget_shares_the_remaining_time() -> None:
     assert move_budget_s(clock=Clock(60.0, 0.0, moves_to_go=10)) == pytest.approx(6.0)
     assert move_budget_s(movetime_s=2.0) == pytest.approx(1.9)
     assert move_budget_s() is None
+
+
+def test_top_level_varies_its_openings_without_a_seed() -> None:
+    def game() -> list[str]:
+        board = Board(None, "brazilian")
+        white, black = Engine(board, 10), Engine(board, 10)
+        names = []
+        for _ in range(8):
+            engine = white if board.turn is WHITE else black
+            choice = engine.play(board, SearchLimits(depth=3))
+            names.append(choice.name)
+            board.push(choice.move)
+        return names
+
+    assert len({tuple(game()) for _ in range(4)}) >= 2
