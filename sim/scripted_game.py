@@ -247,8 +247,8 @@ class _Player:
         hand.grab(touched)
         x, y = self.table.centre_of(touched)
         away = -1.0 if b.turn is Color.WHITE else 1.0
-        hand.travel(x, y + away * 60.0)  # lifted: its square is seen empty
-        self.table.wait(0.3)
+        hand.travel(x, y + away * 80.0)  # lifted and held, hesitating: its square is empty
+        self.table.wait(0.8)
         hand.put(touched, hand.careless_offset())
         played = self._play(hand, move)
         self._plant("touch_move", played, (touched,))

@@ -37,6 +37,16 @@ class GateConfig:
     # hand, its arm, its shadow): the classifier's reading of them is not trusted.
     motion_memory_frames: int = 2
     motion_dilate_sq: float = 0.6  # grow the moving region by this much of a square
+    # A piece whose top face changed this much (mean grey difference at sampled points) between
+    # two still views while its reading stayed the same was pushed off-centre (a nudge).
+    displaced_grey: float = 6.0
+    # A hand held still over the board is not motion; what gives it away is a change from the
+    # last still view where no square's reading changed.  More than this many squares' worth of
+    # such change in the board area keeps the view from being calm ...
+    foreign_squares: float = 0.8
+    foreign_grey: int = 30  # (a pixel this much brighter or darker counts as changed)
+    # ... unless nothing has moved for this long (something left lying on the board edge).
+    foreign_timeout_s: float = 2.0
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GateConfig:
@@ -82,6 +92,7 @@ class MotionMeter:
         self._masks: list[np.ndarray] = []
         self.scale = 1.0
         self.square_px = 0.0  # a square's size in the full image, for dilation
+        self.last_grey: np.ndarray | None = None
 
     def push(self, image_bgr: np.ndarray) -> float:
         cfg = self.config
@@ -92,6 +103,7 @@ class MotionMeter:
                            interpolation=cv2.INTER_AREA)
         grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
         prev, self._prev = self._prev, grey
+        self.last_grey = grey
         if prev is None or prev.shape != grey.shape:
             self._masks = []
             return 0.0
@@ -167,6 +179,77 @@ def observation_from_vision(reading: Any, variant: Variant, frame: int, time_s: 
                        frame, time_s)
 
 
+def ring_points(project: Callable[[np.ndarray], np.ndarray],
+                coords: tuple[tuple[int, int], ...], radius_sq: float = 0.8) -> np.ndarray:
+    """Image points on the board around each square (squares x 8 x 2), between it and its
+    neighbours: a hand or an arm over the square covers them too, a lifted piece does not."""
+    ring = [(radius_sq * np.cos(a), radius_sq * np.sin(a))
+            for a in np.linspace(0, 2 * np.pi, 8, endpoint=False)]
+    pts = [(f + 0.5 + dx, r + 0.5 + dy, 0.0) for f, r in coords for dx, dy in ring]
+    return project(np.array(pts, np.float64)).reshape(len(coords), -1, 2)
+
+
+def top_points(project: Callable[[np.ndarray], np.ndarray],
+               coords: tuple[tuple[int, int], ...], height_sq: float) -> np.ndarray:
+    """Image points on the top face of a piece standing on each square (squares x points x 2):
+    the centre and two rings, where a push of a few mm changes what is seen."""
+    ring = [(0.0, 0.0)]
+    for rad in (0.16, 0.3):
+        ring += [(rad * np.cos(a), rad * np.sin(a))
+                 for a in np.linspace(0, 2 * np.pi, 8, endpoint=False)]
+    pts = [(f + 0.5 + dx, r + 0.5 + dy, height_sq) for f, r in coords for dx, dy in ring]
+    return project(np.array(pts, np.float64)).reshape(len(coords), -1, 2)
+
+
+class DisplacementMeter:
+    """Pieces pushed on their squares between two still views (a nudge, a careless put-back).
+
+    The camera cannot say whether a disc is exactly centred, but it can see that a disc that is
+    still on its square *moved*: the grey levels on its top face change.  `compare` gives the
+    squares whose piece reads the same as in the reference still view but whose top face
+    changed; `set_reference` keeps a still view to compare later ones with.
+    """
+
+    def __init__(self, man_points_px: np.ndarray, king_points_px: np.ndarray,
+                 config: GateConfig | None = None) -> None:
+        self.config = config or GateConfig()
+        self.man_points = np.round(man_points_px).astype(int)
+        self.king_points = np.round(king_points_px).astype(int)
+        self._ref: tuple[np.ndarray, np.ndarray, tuple[SquareView, ...]] | None = None
+
+    def _sample(self, grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        h, w = grey.shape
+        out = []
+        for pts in (self.man_points, self.king_points):
+            xs = np.clip(pts[..., 0], 0, w - 1)
+            ys = np.clip(pts[..., 1], 0, h - 1)
+            out.append(grey[ys, xs].astype(np.float32))
+        return out[0], out[1]
+
+    @staticmethod
+    def grey(image_bgr: np.ndarray) -> np.ndarray:
+        g: np.ndarray = cv2.GaussianBlur(cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+        return g
+
+    def set_reference(self, image_bgr: np.ndarray, obs: Observation) -> None:
+        man, king = self._sample(self.grey(image_bgr))
+        self._ref = (man, king, obs.squares)
+
+    def compare(self, image_bgr: np.ndarray, obs: Observation) -> frozenset[int]:
+        if self._ref is None:
+            return frozenset()
+        ref_man, ref_king, ref_squares = self._ref
+        man, king = self._sample(self.grey(image_bgr))
+        out = set()
+        for sq, v in enumerate(obs.squares):
+            if not isinstance(v, Piece) or ref_squares[sq] != v:
+                continue
+            a, b = (king, ref_king) if v.is_king else (man, ref_man)
+            if float(np.mean(np.abs(a[sq] - b[sq]))) > self.config.displaced_grey:
+                out.add(sq)
+        return frozenset(out)
+
+
 class ObservationStream:
     """Images in, (observation, stable) out: the pipeline, a motion meter and the gate.
 
@@ -177,7 +260,10 @@ class ObservationStream:
 
     def __init__(self, observe: Callable[[np.ndarray], Any], variant: Variant,
                  config: GateConfig | None = None,
-                 square_points_px: np.ndarray | None = None) -> None:
+                 square_points_px: np.ndarray | None = None,
+                 displacement: DisplacementMeter | None = None,
+                 board_polygon_px: np.ndarray | None = None,
+                 ring_points_px: np.ndarray | None = None) -> None:
         self.config = config or GateConfig()
         self._observe = observe
         self.variant = variant
@@ -188,12 +274,23 @@ class ObservationStream:
             centres = square_points_px[:, 0, :]
             span = float(np.ptp(centres[:, 0]) + np.ptp(centres[:, 1])) / 2
             self.motion.square_px = span / max(1, variant.width - 1)
+        self.board_polygon_px = board_polygon_px
+        self.ring_points_px = ring_points_px
         self._last_reading: Any = None
+        self.displacement = displacement
+        self._displaced: frozenset[int] = frozenset()
+        self._was_stable = False
+        self._ref_grey: np.ndarray | None = None
+        self._ref_squares: tuple[SquareView, ...] | None = None
+        self._board_mask: np.ndarray | None = None
+        self._last_motion_s = -1e9
 
     def push(self, image_bgr: np.ndarray, frame: int, time_s: float
              ) -> tuple[Observation, bool]:
         share = self.motion.push(image_bgr)
         moving = share > self.config.motion_share
+        if moving:
+            self._last_motion_s = time_s
         reading = self._last_reading
         if reading is None or share > 0 or reading.occluded:
             reading = self._observe(image_bgr)
@@ -205,4 +302,69 @@ class ObservationStream:
                 views = tuple(OCCLUDED if sq in hidden else v
                               for sq, v in enumerate(obs.squares))
                 obs = obs.replace(squares=views, hand=True)
-        return obs, self.gate.push(obs, moving)
+        covered = self._covered_squares()
+        if covered:
+            views = tuple(OCCLUDED if sq in covered else v for sq, v in enumerate(obs.squares))
+            obs = obs.replace(squares=views, hand=True)
+        calm = not obs.hand and not obs.occluded
+        if calm and self._foreign(obs, time_s):
+            obs = obs.replace(hand=True)  # a still hand: something changed that no piece explains
+            calm = False
+        meter = self.displacement
+        if meter is not None and calm:
+            if not self._was_stable:
+                self._displaced = meter.compare(image_bgr, obs)
+            if self._displaced:
+                obs = obs.replace(displaced=self._displaced)
+        stable = self.gate.push(obs, moving)
+        if stable and not self._was_stable:
+            if meter is not None:
+                meter.set_reference(image_bgr, obs)
+            self._ref_grey = self.motion.last_grey
+            self._ref_squares = obs.squares
+        if not calm:
+            self._displaced = frozenset()
+        self._was_stable = stable
+        return obs, stable
+
+    def _covered_squares(self) -> frozenset[int]:
+        """Squares whose surroundings changed since the last still view: under a hand or an
+        arm that is not moving just now.  (A piece lifted off changes its square, not the
+        squares around it.)"""
+        grey = self.motion.last_grey
+        if (self._ref_grey is None or grey is None or self.ring_points_px is None
+                or grey.shape != self._ref_grey.shape):
+            return frozenset()
+        scale = self.motion.scale
+        h, w = grey.shape
+        pts = np.round(self.ring_points_px * scale).astype(int)
+        xs = np.clip(pts[..., 0], 0, w - 1)
+        ys = np.clip(pts[..., 1], 0, h - 1)
+        diff = cv2.absdiff(grey, self._ref_grey)[ys, xs] > self.config.foreign_grey
+        share = diff.mean(axis=1)
+        return frozenset(int(i) for i in np.flatnonzero(share >= 0.5))
+
+    def _foreign(self, obs: Observation, time_s: float) -> bool:
+        """Is there change since the last still view, in the board area, that no change of a
+        square's reading explains (a hand held still)?"""
+        cfg = self.config
+        grey = self.motion.last_grey
+        if (self._ref_grey is None or grey is None or self._ref_squares is None
+                or self.square_points_px is None or self.board_polygon_px is None
+                or grey.shape != self._ref_grey.shape
+                or time_s - self._last_motion_s >= cfg.foreign_timeout_s):
+            return False
+        scale = self.motion.scale
+        if self._board_mask is None:
+            mask = np.zeros(grey.shape, np.uint8)
+            cv2.fillPoly(mask, [np.round(self.board_polygon_px * scale).astype(np.int32)], 1)
+            self._board_mask = mask
+        changed = ((cv2.absdiff(grey, self._ref_grey) > cfg.foreign_grey)
+                   & (self._board_mask > 0)).astype(np.uint8)
+        radius = max(1, round(0.85 * self.motion.square_px * scale))
+        for sq, v in enumerate(obs.squares):
+            if v != self._ref_squares[sq]:
+                for x, y in self.square_points_px[sq, ::9]:
+                    cv2.circle(changed, (round(x * scale), round(y * scale)), radius, 0, -1)
+        area = (self.motion.square_px * scale) ** 2
+        return bool(np.count_nonzero(changed) > cfg.foreign_squares * area)

@@ -23,14 +23,21 @@ from game.observation import Observation
 from game.pdn import write_game
 from game.referee import EventType, Policy, Referee, RefereeConfig, RefereeEvent
 from game.variants import Variant, find_variant
-from vision.stream import GateConfig, ObservationStream, square_points
+from vision.stream import (
+    DisplacementMeter,
+    GateConfig,
+    ObservationStream,
+    ring_points,
+    square_points,
+    top_points,
+)
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 DEFAULT_FPS = 15.0
 # The classifier's confidence is about the whole label (man or king too); the referee compares
 # colours only, so it trusts every square the stream did not hide.  A lifted piece must be seen
-# gone for 3 frames (0.2 s) to count as touched: a single misread frame near a hand is not.
-REPLAY_REFEREE = RefereeConfig(policy=Policy.RECORD, min_confidence=0.0, touch_frames=3)
+# gone for 4 frames (0.27 s) to count as touched: a single misread frame near a hand is not.
+REPLAY_REFEREE = RefereeConfig(policy=Policy.RECORD, min_confidence=0.0, touch_frames=4)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -147,12 +154,22 @@ def referee_stream(frames: Iterator[tuple[int, np.ndarray]], fps: float, referee
         if stream is None:
             if observer is None:
                 observer = make_observer(variant, corners, calibration, image)
-            points = None
+            points, meter = None, None
             if hasattr(observer, "locate"):
                 geo = BaseBoard.empty(variant).geometry
-                points = square_points(observer.locate(image).pose.project, geo.width,
-                                       geo.height, geo.coords)
-            stream = ObservationStream(_SafeObserver(observer, variant), variant, gate, points)
+                project = observer.locate(image).pose.project
+                points = square_points(project, geo.width, geo.height, geo.coords)
+                height = observer.cfg.pieces.height_sq
+                meter = DisplacementMeter(top_points(project, geo.coords, height),
+                                          top_points(project, geo.coords, 2 * height), gate)
+            polygon, ring = None, None
+            if hasattr(observer, "locate"):
+                ring = ring_points(project, geo.coords)
+                n, m = float(geo.width), float(geo.height)
+                polygon = project(np.array([[-0.4, -0.4, 0], [n + 0.4, -0.4, 0],
+                                            [n + 0.4, m + 0.4, 0], [-0.4, m + 0.4, 0]]))
+            stream = ObservationStream(_SafeObserver(observer, variant), variant, gate, points,
+                                       meter, polygon, ring)
         obs, stable = stream.push(image, index, index / fps)
         last = obs
         for e in referee.observe(obs, stable):
