@@ -143,3 +143,23 @@ def test_control_inbox_is_bounded() -> None:
     with pytest.raises(ControlRefused, match="too many"):
         bus.send_control(ControlAction("takeback"))
     assert len(inbox.drain()) == 2 and inbox.get(0.01) is None
+
+
+def test_page_jpeg_scales_down_and_encodes() -> None:
+    import cv2
+    import numpy as np
+
+    from app.web.frames import page_jpeg
+
+    img = np.zeros((1296, 2304, 3), np.uint8)
+    img[:, 1152:] = (0, 255, 0)  # right half green
+    data = page_jpeg(img)
+    assert data[:2] == b"\xff\xd8"
+    back = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    assert back.shape == (450, 800, 3)  # 1296 * 800 / 2304 = 450
+    assert back[225, 600, 1] > 200 and back[225, 200, 1] < 50
+    small = cv2.imdecode(np.frombuffer(page_jpeg(img[:100, :300]), np.uint8), cv2.IMREAD_COLOR)
+    assert small.shape == (100, 300, 3)  # not enlarged
+    with pytest.raises(ValueError, match="8-bit"):
+        page_jpeg(img.astype(np.float32))
+    EventBus().publish_frame(data)  # the bus takes it
