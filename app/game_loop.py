@@ -26,8 +26,9 @@ from game.engine.engine import Engine
 from game.engine.search import SearchLimits
 from game.referee import EventType, Policy, Referee, RefereeConfig, RefereeEvent
 from robot.config import RobotConfig
+from robot.errors import GantryDisconnected, GantryError
 from robot.executor import ExecutionResult, Executor
-from robot.planner import TrayState, plan_move
+from robot.planner import Plan, TrayState, plan_move
 from vision.stream import ObservationStream
 
 Frame = tuple[np.ndarray, int, float]
@@ -39,27 +40,100 @@ class TableError(RuntimeError):
 
 class RobotArm:
     """The gantry as the loop sees it: plays a legal move on the physical board, keeping the
-    tray and the carriage position between moves."""
+    tray and the carriage position between moves.
+
+    For recovery (`app.recovery`) it can also stop and unlock or re-home the controller, and
+    reopen a lost link with `reconnect()` (which returns a connected `Grbl`; on a real table it
+    opens the configured port again, which fails with `GantryDisconnected` until the cable is
+    back)."""
 
     def __init__(self, cfg: RobotConfig, grbl: Any, magnet: Any, lift: Any = None,
                  wait_for_crown: Callable[[str], None] | None = None,
-                 progress: Callable[[str], None] | None = None) -> None:
+                 progress: Callable[[str], None] | None = None,
+                 reconnect: Callable[[], Any] | None = None) -> None:
         self.cfg = cfg
         self.grbl = grbl
         self.magnet = magnet
         self.lift = lift
         self.wait_for_crown = wait_for_crown
         self.progress = progress
+        self.reconnect = reconnect
         self.tray: TrayState | None = None
         self.pos_mm = cfg.motion.park_mm
+        self.last_plan: Plan | None = None
+        self.has_switches: bool | None = None  # GRBL's $22 (homing enabled), read when needed
+        self._link_lost = False
 
     def play(self, board: Board, move: Move) -> ExecutionResult:
         plan = plan_move(board, move, self.cfg, self.tray, start_mm=self.pos_mm)
-        result = Executor(self.grbl, self.magnet, self.lift, wait_for_crown=self.wait_for_crown,
-                          progress=self.progress).run(plan)
+        return self.execute(plan)
+
+    def execute(self, plan: Plan) -> ExecutionResult:
+        """Run a plan (a move or a repair); on an error the tray and position are unknown
+        until `app.recovery` has looked."""
+        self.last_plan = plan
+        try:
+            result = Executor(self.grbl, self.magnet, self.lift,
+                              wait_for_crown=self.wait_for_crown,
+                              progress=self.progress).run(plan)
+        except GantryDisconnected:
+            self._link_lost = True
+            self.tray = plan.tray_after  # conservative: every slot it meant to fill is taken
+            raise
+        except GantryError:
+            self.tray = plan.tray_after
+            raise
         self.tray = plan.tray_after
         self.pos_mm = plan.end_mm
         return result
+
+    # -- recovery -------------------------------------------------------------------------
+    def magnet_off(self) -> None:
+        try:
+            self.magnet.off()
+        except Exception:  # noqa: BLE001 - off whatever else failed
+            pass
+
+    def magnet_is_on(self) -> bool:
+        return bool(getattr(self.magnet, "is_on", False))
+
+    def link_ok(self) -> bool:
+        return not self._link_lost
+
+    def reconnect_link(self) -> None:
+        """Reopen the serial link (GantryDisconnected while the port is still gone)."""
+        if self.reconnect is None:
+            raise GantryDisconnected("the link to GRBL is lost and cannot be reopened here")
+        try:
+            self.grbl.close()
+        except Exception:  # noqa: BLE001 - the old port is dead anyway
+            pass
+        self.grbl = self.reconnect()
+        if hasattr(self.magnet, "grbl"):
+            self.magnet.grbl = self.grbl  # a magnet on GRBL's output talks to the new link
+        self._link_lost = False
+
+    def reset_and_unlock(self, force_home: bool = False) -> None:
+        """Stop everything (soft reset), then `$H` if the machine has limit switches, else
+        `$X`; finally read where the carriage is.  Raises GantryAlarm(9) if homing fails."""
+        grbl = self.grbl
+        try:
+            grbl.soft_reset(timeout_s=2.0)
+            st = grbl.status()
+            if self.has_switches is None:
+                if st.state.startswith("Alarm"):
+                    grbl.unlock()
+                self.has_switches = bool(grbl.settings().get(22, 0))
+                st = grbl.status()
+            if self.has_switches:
+                grbl.home()  # after a fault the position may be lost: find it again
+            elif st.state.startswith("Alarm"):
+                grbl.unlock()
+            st = grbl.wait_idle(timeout_s=30.0)
+        except GantryDisconnected:
+            self._link_lost = True
+            raise
+        self.pos_mm = self.cfg.gantry.to_board(st.mpos[0], st.mpos[1])
 
 
 @dataclass
@@ -72,6 +146,7 @@ class LoopStats:
     motion_s: float = 0.0
     frames: int = 0
     events: list[RefereeEvent] = field(default_factory=list)
+    faults: list[Any] = field(default_factory=list)  # app.recovery.FaultReport, in order
 
 
 @dataclass
@@ -95,7 +170,8 @@ class GameLoop:
                  truth: Callable[[], BaseBoard] | None = None,
                  still: Callable[[], None] | None = None,
                  crown: Callable[[int, Color], None] | None = None,
-                 stream: Any = None, max_frames_per_turn: int = 3000) -> None:
+                 stream: Any = None, max_frames_per_turn: int = 3000,
+                 recovery: Any = None) -> None:
         self.board = board
         self.read_frame = read_frame
         self.robot = robot
@@ -116,6 +192,11 @@ class GameLoop:
         self.referee = Referee(board, RefereeConfig(policy=policy))
         self.stream = stream or ObservationStream(self._timed(observe), board.variant)
         self.moves: list[str] = []
+        from app.recovery import Recovery
+
+        self.recovering = False  # True while recovery reads the camera (a person must not play)
+        self.recovery = Recovery(self, recovery)
+        self.stats.faults = self.recovery.reports
 
     def _timed(self, observe: Callable[[np.ndarray], Any]) -> Callable[[np.ndarray], Any]:
         def run(image: np.ndarray) -> Any:
@@ -127,7 +208,13 @@ class GameLoop:
         return run
 
     # -- the game -------------------------------------------------------------------------
-    def run(self) -> LoopResult:
+    def run(self, check_board: bool = False) -> LoopResult:
+        """Play to the end.  `check_board`: first make sure the table is the position the game
+        says (after `damas play --resume`, a power cut may have stopped the robot mid-move)."""
+        self.recovery.startup()
+        if check_board:
+            self._status(self._message("resumed"))
+            self.recovery.check_board(why="resumed")
         self._status("Game started: make your move" if self.robot is not self.board.turn
                      else "Game started: the robot moves first", "playing")
         while True:
@@ -149,6 +236,12 @@ class GameLoop:
         self.say(f"game over {result} ({reason})")
         return LoopResult(self.referee.board, self.referee, self.stats, result, reason)
 
+    @staticmethod
+    def _message(key: str) -> str:
+        from app.recovery import message
+
+        return message(key)
+
     def _status(self, text: str, phase: str | None = None) -> None:
         self.say(text)
         if self.bus is not None:
@@ -160,9 +253,17 @@ class GameLoop:
         before = len(ref.record)
         self._status(f"{ref.board.turn.value.capitalize()} to move", "playing")
         for _ in range(self.max_frames):
-            image, frame, t = self.read_frame()
+            image, frame, t = self.recovery.read()
             self.stats.frames += 1
             obs, stable = self.stream.push(image, frame, t)
+            self.recovery.watch(obs)
+            if self.recovery.cam.pose_check and stable:
+                # the board was found again after it could not be read: is it still the game's
+                # position (nothing moved while the camera was blind)?  A move the person made
+                # meanwhile is read by the referee as usual; only a foreign change is repaired.
+                self.recovery.cam.pose_check = False
+                if not obs.placement().differences(ref.board):
+                    continue
             for event in ref.observe(obs, stable):
                 self._on_event(event)
             if len(ref.record) > before and not ref.restore:
@@ -228,33 +329,26 @@ class GameLoop:
             self.bus.set_thinking(white_score, reply.pv_names, reply.result.depth)
         ref.apply_move(reply.move)  # the game record first: journal before the robot acts
         self._accepted(reply.name, by="robot")
+        report = None
         if self.arm is not None:
             self._status(f"The robot plays {reply.name}", "playing")
             t0 = time.perf_counter()
-            self.arm.play(board, reply.move)
+            try:
+                self.arm.play(board, reply.move)
+            except GantryError as e:
+                # magnet off, stop, reconnect, unlock or re-home; the camera then says what is
+                # left to do and the move is finished (or the person is asked)
+                self.recovering = True
+                try:
+                    report = self.recovery.gantry_fault(e)
+                finally:
+                    self.recovering = False
             self.stats.motion_s += time.perf_counter() - t0
-        self._verify()
+        self._verify(report)
 
-    def _verify(self) -> None:
-        """After the robot's move: the camera must see the position the game says."""
-        if self.still is not None:
-            self.still()
-        expected = self.referee.board
-        seen = None
-        for _ in range(60):
-            image, frame, t = self.read_frame()
-            obs, stable = self.stream.push(image, frame, t)
-            self.referee.see(obs)
-            if stable:
-                seen = obs.placement()
-                break
-        if seen is None:
-            raise TableError("the camera never saw a still board after the robot's move")
-        if self.truth is not None and not seen.placement_equals(self.truth()):
-            self.stats.mismatches += 1
-            wrong = ", ".join(expected.square_name(s) for s in seen.differences(self.truth()))
-            self.say(f"camera and table disagree on {wrong}")
-        diff = seen.differences(expected)
-        if diff:
-            names = ", ".join(expected.square_name(s) for s in diff)
-            self._status(f"The board does not match the game on {names}: please check")
+    def _verify(self, report: Any = None) -> None:
+        """After the robot's move: the camera must see the position the game says (if not,
+        `app.recovery` repairs it or asks the person for the exact squares)."""
+        outcome = self.recovery.check_board(report)
+        if report is not None and outcome == "ok":
+            self.recovery._done(report)  # (otherwise check_board has closed the report)

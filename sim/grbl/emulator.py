@@ -40,6 +40,7 @@ class Faults:
     alarm_at_block: int | None = None
     alarm_code: int = 1
     disconnect_at_block: int | None = None
+    homing_failures: int = 0  # the next n `$H` cycles fail with ALARM:9 (switch not found)
     fired: list[str] = field(default_factory=list)
 
 
@@ -243,6 +244,24 @@ class GrblEmulator:
             if self.on_disconnect is not None:
                 self.on_disconnect()
 
+    def power_up(self) -> None:
+        """The cable is plugged back in after `disconnect`: GRBL boots again.  Its position
+        counter restarts at zero wherever the carriage stands (the physical offset is kept
+        as slip, so only homing puts the two back together)."""
+        with self.lock:
+            m = self.motion
+            m.halt()
+            m.slip = (m.slip[0] + m.pos[0], m.slip[1] + m.pos[1])
+            m.set_position((0.0, 0.0, m.pos[2]))
+            self.disconnected = False
+            self.critical = False
+            self.alarm = None
+            self.rx.clear()
+            self.out.clear()
+            self.feed_mm_min = None
+            self._outputs_off()
+            self._power_up()
+
     def _raise_alarm(self, code: int) -> None:
         self.motion.halt()
         self.rx.clear()
@@ -345,6 +364,13 @@ class GrblEmulator:
         elif line == "$H":
             if not self.settings[22]:
                 self._say("error:5")
+                return True
+            if self.faults.homing_failures > 0:
+                self.faults.homing_failures -= 1
+                self.faults.fired.append("homing")
+                self._raise_alarm(9)  # GRBL: no `ok` for a failed cycle, only the alarm
+                self.critical = True
+                self._say("[MSG:Reset to continue]")
                 return True
             m.set_position((0.0, 0.0, 0.0))
             m.slip = (0.0, 0.0)
