@@ -163,3 +163,26 @@ def test_page_jpeg_scales_down_and_encodes() -> None:
     with pytest.raises(ValueError, match="8-bit"):
         page_jpeg(img.astype(np.float32))
     EventBus().publish_frame(data)  # the bus takes it
+
+
+def test_terminal_qr_code_scans_to_the_control_url() -> None:
+    """Read the printed block characters back into modules and decode them with OpenCV's QR
+    reader (an independent decoder): the operator's phone would open this URL."""
+    import cv2
+    import numpy as np
+
+    from app.web.token import control_url, qr_text
+
+    url = control_url("192.168.1.20", 8080, "Zk3-token_x")
+    assert url == "http://192.168.1.20:8080/?token=Zk3-token_x"
+    halves = {"█": (1, 1), "▀": (1, 0), "▄": (0, 1), " ": (0, 0), "\xa0": (0, 0)}
+    rows: list[list[int]] = []
+    for line in qr_text(url).rstrip("\n").split("\n"):
+        pairs = [halves[ch] for ch in line]  # printed inverted: a solid block is light
+        rows += [[p[0] for p in pairs], [p[1] for p in pairs]]
+    width = max(len(r) for r in rows)
+    img = np.array([r + [1] * (width - len(r)) for r in rows], np.uint8) * 255
+    img = cv2.resize(np.pad(img, 4, constant_values=255), None, fx=8, fy=8,
+                     interpolation=cv2.INTER_NEAREST)
+    text, _, _ = cv2.QRCodeDetector().detectAndDecode(img)
+    assert text == url
