@@ -112,7 +112,8 @@ def play_demo_game(game: int, seed: int, args: argparse.Namespace, bus: Any, out
             print(f"[game {game + 1}] {text}", flush=True)
 
     rendered = args.camera == "rendered"
-    observe = _calibrated_observer(sim, board, say) if rendered else (lambda image: None)
+    observe = (_publishing(_calibrated_observer(sim, board, say), bus) if rendered
+               else (lambda image: None))
     stream = None if rendered else OracleStream(sim.world, sim.variant)
     white_name, black_name = ("Person (simulated)", "Robot") if human is WHITE else (
         "Robot", "Person (simulated)")
@@ -176,3 +177,21 @@ def _calibrated_observer(sim: Any, board: Board, say: Any) -> Any:
 
         corners = render(sim.world, sim.scene, board.variant).corners_px
     return BoardObserver(board.variant, corners_px=corners).observe
+
+
+def _publishing(observe: Any, bus: Any, every_s: float = 0.5) -> Any:
+    """`observe`, also showing the camera picture with the grid and the pieces it read on the
+    web page (at most every `every_s` seconds: encoding costs a few milliseconds)."""
+    from app.web.frames import page_jpeg
+    from vision.annotate import annotate
+
+    last = [0.0]
+
+    def run(image: Any) -> Any:
+        obs = observe(image)
+        now = time.monotonic()
+        if now - last[0] >= every_s:
+            last[0] = now
+            bus.publish_frame(page_jpeg(annotate(image, obs)))
+        return obs
+    return run
