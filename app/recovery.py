@@ -127,6 +127,7 @@ class RecoveryOptions:
     reconnect_wait_s: float = 0.0  # pause between attempts (a real table: about 0.5 s)
     homing_attempts: int = 2
     on_fault: Callable[[str], None] | None = None  # called after every fault is handled
+    on_request: Callable[[PersonRequest], None] | None = None  # a person was asked (buzzer)
 
 
 @dataclass
@@ -179,6 +180,11 @@ class Recovery:
             bus.raise_alert(alert_id, text, severity, squares=tuple(squares))
         return alert_id
 
+    def _ask(self, request: PersonRequest) -> None:
+        self.request = request
+        if self.options.on_request is not None:
+            self.options.on_request(request)
+
     def _clear(self, alert_id: str | None) -> None:
         if alert_id is not None and self.loop.bus is not None:
             self.loop.bus.clear_alert(alert_id)
@@ -223,7 +229,7 @@ class Recovery:
                     report.outcome = "person"
                     self._clear(alert)
                     alert = self._tell("camera_plug", "error")
-                    self.request = PersonRequest("camera")
+                    self._ask(PersonRequest("camera"))
                 if waited_s >= opts.camera_give_up_s:
                     report.outcome = "failed"
                     from app.game_loop import TableError
@@ -269,7 +275,7 @@ class Recovery:
             elif c.unreadable == opts.unreadable_ask_frames and c.report_unreadable:
                 c.report_unreadable.outcome = "person"
                 self._tell("board_unreadable_help", "error")
-                self.request = PersonRequest("unreadable")
+                self._ask(PersonRequest("unreadable"))
             elif c.unreadable > opts.unreadable_frames and c.unreadable % 25 == 0 \
                     and opts.relocate is not None:
                 opts.relocate()
@@ -344,7 +350,7 @@ class Recovery:
                 if attempts == opts.reconnect_ask_after:
                     report.outcome = "person"
                     asked = self._tell("gantry_plug", "error")
-                    self.request = PersonRequest("gantry_plug")
+                    self._ask(PersonRequest("gantry_plug"))
                 if attempts >= opts.reconnect_attempts:
                     report.outcome = "failed"
                     raise TableError(message("gantry_plug")) from None
@@ -362,7 +368,7 @@ class Recovery:
                 if homing_fails == opts.homing_attempts:
                     report.outcome = "person"
                     asked = self._tell("homing_help", "error")
-                    self.request = PersonRequest("homing")
+                    self._ask(PersonRequest("homing"))
                 if homing_fails >= opts.homing_attempts + 5:
                     report.outcome = "failed"
                     raise TableError(message("homing_help")) from None
@@ -422,6 +428,14 @@ class Recovery:
         arm = loop.arm
         if stacks is not None and arm is not None:
             self._tell("board_repair", squares=diff, names=names)
+            self._check_magnet()
+            if arm.has_switches is not False:
+                # missed steps are invisible to GRBL: re-home (with switches) so the carries
+                # that put the board right start from a known position
+                try:
+                    arm.reset_and_unlock()
+                except GantryError as e:
+                    self.gantry_fault(e)
             for _ in range(opts.repair_attempts):
                 fixes = self._repair_once(expected, stacks)
                 if fixes is None:
@@ -484,9 +498,9 @@ class Recovery:
             rep = plan_repair(expected, stacks, loop.arm.cfg,
                               tray_from_sightings(loop.arm.cfg, stacks))
             fixes = rep.person
-        self.request = PersonRequest("board", fixes)
         squares = [f.square for f in fixes]
         alert = self._tell("board_fix", "error", squares=squares, **_todo(expected, seen, fixes))
+        self._ask(PersonRequest("board", fixes))
         for _ in range(self.options.person_frames // max(1, self.options.still_frames)):
             obs = self.still_observation()
             if obs is None:
