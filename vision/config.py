@@ -32,7 +32,7 @@ class VisionConfig:
     occupied_share: float = 0.35  # of the base disc that must differ from the bare square
     occupied_texture: float = 0.35  # std inside the piece region relative to the contrast
     # King test: the hidden run along the view direction, between a man's and a king's length.
-    king_split: float = 0.5  # where between the two expected lengths the decision falls
+    king_split: float = 0.35  # where between the two expected lengths the decision falls
     min_king_px: float = 4.0  # below this man/king image difference, do not call kings
     measure_height: bool = False  # estimate the disc height from the pieces in view
     min_pieces_for_height: int = 4
@@ -41,7 +41,10 @@ class VisionConfig:
     line_offsets_sq: tuple[float, ...] = (-0.15, -0.1, -0.05, 0.0, 0.05, 0.1, 0.15)
     max_offset_sq: float = 0.15  # how far across the view a piece may stand off-centre
     not_board_contrast: float = 0.3  # a profile pixel this far from the board is 'something'
-    max_gap_px: int = 2  # holes in a hidden run (ridges, noise) bridged up to this length
+    # Holes in a hidden run (ridges, a specular spot on a dark piece) bridged up to this length.
+    max_gap_sq: float = 0.03
+    max_highlight_sq: float = 0.5
+    highlight_delta: float = 40.0  # a highlight is this much lighter (0..255) than its piece
     # Occlusion: a colour far from board, both piece sets and local light (relative units).
     foreign_contrast: float = 0.45
     foreign_light_squares: int = 2

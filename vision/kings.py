@@ -39,10 +39,14 @@ def piece_score(x: np.ndarray, piece_bgr: np.ndarray, board_bgr: np.ndarray) -> 
     return d_board - d_piece
 
 
-def hidden_run_length(score: np.ndarray, t: np.ndarray, max_gap: int) -> float:
+def hidden_run_length(score: np.ndarray, t: np.ndarray, max_gap: int,
+                      bright: np.ndarray | None = None, max_bright: int = 0) -> float:
     """Length (in t units) of the run of score > 0 around t = 0, bridging gaps up to
-    `max_gap` samples; its ends are placed where the score crosses zero (sub-pixel)."""
+    `max_gap` samples, and stretches of `bright` samples (a specular spot) up to `max_bright`;
+    its ends are placed where the score crosses zero (sub-pixel)."""
     seen = score > 0
+    if bright is None:
+        bright = np.zeros(len(seen), bool)
     i0 = int(np.argmin(np.abs(t)))
     if not seen[i0]:
         lo_i = max(0, i0 - 3 * max_gap - 1)
@@ -51,20 +55,24 @@ def hidden_run_length(score: np.ndarray, t: np.ndarray, max_gap: int) -> float:
             return 0.0
         i0 = lo_i + int(near[np.argmin(np.abs(lo_i + near - i0))])
     lo = hi = i0
-    gap = 0
+    gap = shine = 0
     j = i0
-    while j + 1 < len(seen) and gap <= max_gap:
+    while j + 1 < len(seen) and gap <= max_gap and shine <= max_bright:
         j += 1
         if seen[j]:
-            hi, gap = j, 0
+            hi, gap, shine = j, 0, 0
+        elif bright[j]:
+            shine += 1
         else:
             gap += 1
-    gap = 0
+    gap = shine = 0
     j = i0
-    while j - 1 >= 0 and gap <= max_gap:
+    while j - 1 >= 0 and gap <= max_gap and shine <= max_bright:
         j -= 1
         if seen[j]:
-            lo, gap = j, 0
+            lo, gap, shine = j, 0, 0
+        elif bright[j]:
+            shine += 1
         else:
             gap += 1
     end, start = float(t[hi]), float(t[lo])
@@ -90,7 +98,19 @@ def run_lengths(image: np.ndarray, s: SquareSamples, i: int, gain: np.ndarray,
         colours = cv2.remap(image, px[..., 0], px[..., 1], cv2.INTER_LINEAR,
                             borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
         score = piece_score(colours * gain, piece_bgr, background_bgr[kind.astype(int)])
-        out.append(np.array([hidden_run_length(row, t, cfg.max_gap_px) for row in score]))
+        # The middle of the piece is piece whatever it looks like (a specular spot, a printed
+        # emblem): only the ends of the run carry information.
+        inner = cfg.pieces.radius_sq - cfg.max_offset_sq - 0.03
+        score[:, np.abs(t) < inner] = np.maximum(score[:, np.abs(t) < inner], 1.0)
+        step = max(float(t[1] - t[0]), 1e-6)
+        gap = max(2, int(round(cfg.max_gap_sq / step)))
+        shine = int(round(cfg.max_highlight_sq / step))
+        # A specular spot: much lighter than the piece and nearly grey.
+        lum = colours.mean(axis=-1)
+        chroma = colours.max(axis=-1) - colours.min(axis=-1)
+        bright = (lum > float(piece_bgr.mean()) + cfg.highlight_delta) & (chroma < 0.35 * lum)
+        out.append(np.array([hidden_run_length(row, t, gap, b, shine)
+                             for row, b in zip(score, bright, strict=True)]))
     return out[0], float(out[1].max())
 
 
@@ -114,17 +134,27 @@ def fit_lean(along: np.ndarray, offsets: np.ndarray, radius: float, max_shift: f
 
 
 def decide_kings(along: dict[int, np.ndarray], across: dict[int, float], s: SquareSamples,
-                 cfg: VisionConfig) -> tuple[np.ndarray, np.ndarray, float]:
-    """(is_king, confidence, disc height used) for the occupied squares measured."""
+                 cfg: VisionConfig, group: np.ndarray | None = None,
+                 ) -> tuple[np.ndarray, np.ndarray, float]:
+    """(is_king, confidence, disc height used) for the occupied squares measured.
+
+    `group` (per square) names the piece set: each set's apparent width is its own (a light
+    set looks wider than a dark one: light bleeds over edges).
+    """
     n = len(s.playable)
     king = np.zeros(n, bool)
     conf = np.full(n, 0.5)
     if not along:
         return king, conf, cfg.pieces.height_sq
     # All pieces of a set have one size: the median width across the view is its diameter.
-    radius = 0.5 * float(np.median(list(across.values())))
+    groups = np.zeros(n, int) if group is None else np.asarray(group, int)
+    radius = {}
+    for g in set(groups[list(along)].tolist()):
+        widths = [w for i, w in across.items() if groups[i] == g]
+        radius[g] = 0.5 * float(np.median(widths))
     offsets = np.array(cfg.line_offsets_sq)
-    excess = {i: fit_lean(a, offsets, radius, cfg.max_offset_sq) for i, a in along.items()}
+    excess = {i: fit_lean(a, offsets, radius[groups[i]], cfg.max_offset_sq)
+              for i, a in along.items()}
     height = cfg.pieces.height_sq
     bias = 0.0
     lean = s.unit_lean

@@ -144,7 +144,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         piece_bgr = (flat[s.base[i]][sel] * gain[i]).mean(axis=0) if sel.any() else dark_bgr
         along[int(i)], across[int(i)] = run_lengths(img, s, int(i), gain[i], piece_bgr,
                                                     background, cfg)
-    king, king_conf, _ = decide_kings(along, across, s, cfg)
+    king, king_conf, _ = decide_kings(along, across, s, cfg, is_white.astype(int))
 
     # -- occlusion -------------------------------------------------------------------------------
     # Light squares take the light correction of the playable squares around them.
