@@ -99,7 +99,7 @@ class Searcher:
     """A reusable search for one variant (keeps its transposition table between searches)."""
 
     def __init__(self, variant: Variant, evaluate: EvalFn | None = None,
-                 tt_max_entries: int = 1_500_000) -> None:
+                 tt_max_entries: int = 1_000_000) -> None:
         self.variant = variant
         self.gen = generator_for(variant)
         self.evaluate: EvalFn = evaluate or make_evaluator(variant)
