@@ -7,7 +7,7 @@ camera (modelled on the oracle stream; see each class):
 - `camera_lost`: reads raise `CameraUnavailable` for a while (cable pulled, driver crash);
 - `camera_frozen`: the same frame comes back again and again until the camera is restarted;
 - `lighting`: sudden lighting change: the board is unreadable (every square unknown, no hand)
-  for 1-12 s while exposure and colours settle;
+  for 3-12 s while exposure and colours settle;
 - `bump`: the camera or board was knocked: discs shift up to 3 mm and the board is unreadable
   until it is found again (`relocate`);
 - `lean`: a spectator leans over the board for 20-90 s (a real hand pose: the oracle hides the
@@ -58,6 +58,15 @@ CAMERA_FAULTS = ("camera_lost", "camera_frozen", "lighting", "bump", "lean")
 GANTRY_FAULTS = ("disconnect", "alarm", "grbl_error", "missed_steps", "drop", "homing_fail")
 FAULT_KINDS = CAMERA_FAULTS + GANTRY_FAULTS + ("power_cut",)
 OUTCOME_RANK = {"auto": 0, "person": 1, "failed": 2}
+# what the loop reports each injected fault as (`app.recovery.FaultReport.kind`)
+DETECTED_AS: dict[str, tuple[str, ...]] = {
+    "camera_lost": ("camera_lost",), "camera_frozen": ("camera_frozen",),
+    "lighting": ("board_unreadable",), "bump": ("board_unreadable",), "lean": ("lean",),
+    "disconnect": ("gantry_lost",), "alarm": ("gantry_alarm",),
+    "grbl_error": ("gantry_error", "gantry_alarm"), "missed_steps": ("board_mismatch",),
+    "drop": ("board_mismatch",), "homing_fail": ("homing_failed",),
+    "power_cut": ("power_cut",),
+}
 
 
 class PowerCut(BaseException):  # noqa: N818 - not an error: the process dies here
@@ -127,9 +136,11 @@ def oracle_locator(world: Any, lock: Any) -> Callable[[], list[SeenStack]]:
         with lock:
             discs = [(d.x_mm, d.y_mm, d.color, d.level) for d in world.discs]
         stacks: list[list[Any]] = []
+        # discs overlapping by more than 5 mm of offset are one blob to a camera (and to the
+        # magnet): the bottom one's colour, the count of discs
         for x, y, color, _level in sorted(discs, key=lambda d: d[3]):
             for st in stacks:
-                if math.hypot(st[0] - x, st[1] - y) < 1.0:
+                if math.hypot(st[0] - x, st[1] - y) < 5.0:
                     st[3] += 1
                     break
             else:
@@ -288,12 +299,12 @@ class FaultGame:
         k = inj.kind
         inj.first_report = len(self.reports) + len(self.loop.recovery.reports if self.loop else [])
         if k == "camera_lost":
-            long = r.random() < 0.15
+            long = r.random() < 0.10  # mostly USB glitches; sometimes a pulled cable
             self.camera.outage_reads = r.randint(12, 30) if long else r.randint(1, 8)
         elif k == "camera_frozen":
             self.camera.frozen_reads = r.randint(8, 60)
         elif k == "lighting":
-            self.stream.dark_frames = r.randint(5, 60)
+            self.stream.dark_frames = r.randint(15, 60)
         elif k == "bump":
             with emu.lock:
                 for d in self.sim.world.discs:
@@ -403,7 +414,7 @@ class FaultGame:
                         engine=Engine(board, self.level, seed=self.seed + len(moves)), arm=arm,
                         policy=Policy.INSIST, movetime_s=self.movetime_s,
                         max_plies=self.max_plies, journal=journal, say=lambda text: None,
-                        truth=sim.truth, still=self._still, crown=sim.crown,
+                        truth=sim.truth, still=sim.record_still, crown=sim.crown,
                         stream=self.stream, recovery=options)
         loop.moves = list(moves)
         play = arm.play
@@ -427,16 +438,23 @@ class FaultGame:
 
         arm.play = robot_move  # type: ignore[method-assign]
         self._wrap_journal(journal)
-        sim.idle = lambda: (sim.table.wait(0.4) if loop.recovering
-                            else sim.human.act(loop.referee))
+        sim.idle = self._idle
         return loop
 
-    def _still(self) -> None:
-        self.sim.record_still()
+    def _idle(self) -> None:
+        """The simulated camera needs frames: the person plays (or a spectator leans over the
+        board while the person thinks); during a recovery everyone waits."""
+        loop = self.loop
+        assert loop is not None
+        if loop.recovering:
+            self.sim.table.wait(0.4)
+            return
         for inj in self.injections:
             if inj.kind == "lean" and inj.detail == "lean" and not inj.fired:
                 inj.fired = True
                 self._lean(self.rng.uniform(20.0, 90.0))
+                return
+        self.sim.human.act(loop.referee)
 
     def _lean(self, seconds: float) -> None:
         """A spectator leans over the board, an arm resting across it, for `seconds`."""
@@ -549,22 +567,21 @@ class FaultGame:
         self.grbls, self.servers = [], []
 
     def _attribute(self) -> None:
-        """Each fired injection takes the worst outcome of the fault reports from its firing to
-        the next injection's (a power cut: the resume's board check)."""
-        fired = [i for i in self.injections if i.fired]
-        for n, inj in enumerate(fired):
-            start = max(inj.first_report, 0)
-            end = len(self.reports)
-            for later in fired[n + 1:]:
-                if later.first_report > start:
-                    end = later.first_report
-                    break
-            window = self.reports[start:end]
-            if inj.kind == "power_cut":
-                window = [r for r in window if r.kind != "power_cut"] + [
-                    r for r in window if r.kind == "power_cut"]
-            if window:
-                inj.outcome = max((r.outcome for r in window), key=lambda o: OUTCOME_RANK[o])
+        """Each fired injection takes the outcome of the first fault report of its own kind
+        after it fired, together with the board check that followed at the same ply (a
+        gantry fault's or a power cut's); no such report means it went undetected."""
+        for inj in (i for i in self.injections if i.fired):
+            kinds = DETECTED_AS[inj.kind]
+            first = next((r for r in self.reports[max(inj.first_report, 0):]
+                          if r.kind in kinds), None)
+            if first is None:
+                continue
+            window = [first]
+            if inj.kind in GANTRY_FAULTS + ("power_cut",):
+                i = self.reports.index(first)
+                window += [r for r in self.reports[i + 1:i + 3]
+                           if r.kind == "board_mismatch" and r.ply == first.ply]
+            inj.outcome = max((r.outcome for r in window), key=lambda o: OUTCOME_RANK[o])
 
     def _record_intact(self, problems: list[str], physical: bool = True) -> bool:
         """The journal replays under the rules, and its final position is what physically

@@ -418,6 +418,8 @@ class Recovery:
             wrong = ", ".join(expected.square_name(s) for s in seen.differences(loop.truth()))
             loop.say(f"camera and table disagree on {wrong}")
         stacks = opts.locate() if opts.locate is not None else None
+        if stacks is not None and loop.arm is not None:
+            loop.arm.tray = tray_from_sightings(loop.arm.cfg, stacks)  # trust the eyes
         diff = seen.differences(expected)
         if not diff and not self._strays(expected, stacks):
             return "ok"
@@ -493,11 +495,25 @@ class Recovery:
         from app.game_loop import TableError
 
         loop = self.loop
-        fixes = tuple(Fix(sq, expected.piece_at(sq), "camera") for sq in seen.differences(expected))
-        if not fixes and stacks is not None and loop.arm is not None:
+        wanted = {sq: Fix(sq, expected.piece_at(sq), "camera")
+                  for sq in seen.differences(expected)}
+        if stacks is not None and loop.arm is not None:
             rep = plan_repair(expected, stacks, loop.arm.cfg,
                               tray_from_sightings(loop.arm.cfg, stacks))
-            fixes = rep.person
+            for f in rep.person:
+                wanted.setdefault(f.square, f)
+            # a piece the robot could not take away: name the square it lies on (or nearest)
+            s = loop.arm.cfg.board.square_mm
+            for carry in rep.plan.carries if rep.plan is not None else []:
+                x, y = carry.path[0]
+                side = expected.variant.width * s
+                if not (-s <= x <= side + s and -s <= y <= side + s):
+                    continue
+                sq = min(expected.squares, key=lambda q: (
+                    (expected.geometry.coords[q][0] + 0.5) * s - x) ** 2 + (
+                    (expected.geometry.coords[q][1] + 0.5) * s - y) ** 2)
+                wanted.setdefault(sq, Fix(sq, expected.piece_at(sq), "stray piece near it"))
+        fixes = tuple(wanted[sq] for sq in sorted(wanted))
         squares = [f.square for f in fixes]
         alert = self._tell("board_fix", "error", squares=squares, **_todo(expected, seen, fixes))
         self._ask(PersonRequest("board", fixes))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from game.board import BaseBoard, Color, Piece
 from robot.config import RobotConfig
 from robot.errors import PlanError
-from robot.planner import Plan, TrayState, _Planner, _tray_state, square_centre_mm
+from robot.planner import AskCrown, Plan, TrayState, _Planner, _tray_state, square_centre_mm
 
 Point = tuple[float, float]
 CENTRE_TOLERANCE_MM = 5.0  # the vision's "displaced" threshold: closer counts as on the square
@@ -117,9 +117,16 @@ def plan_repair(expected: BaseBoard, seen: Sequence[SeenStack], config: RobotCon
     assignments: list[tuple[SeenStack, int | None]] = []
     person: list[Fix] = []
     free = list(movable)
+    crowns: set[int] = set()
     for sq in missing:
         want = expected.piece_at(sq)
+        assert want is not None
         cands = [st for st in free if st.piece is want]
+        if not cands and want.is_king:
+            # a promotion cut short: bring the man and ask for the crown, as the move would
+            cands = [st for st in free if st.piece is Piece.of(want.color, king=False)]
+            if cands:
+                crowns.add(sq)
         if not cands:
             person.append(Fix(sq, want, "no such piece on the table for the robot to bring"))
             continue
@@ -129,7 +136,7 @@ def plan_repair(expected: BaseBoard, seen: Sequence[SeenStack], config: RobotCon
     for st in free:
         assignments.append((st, None))  # to the tray
 
-    moved = _execute_assignments(pl, expected, assignments, centres, person)
+    moved = _execute_assignments(pl, expected, assignments, centres, person, crowns)
     if not pl.steps:
         return Repair(None, tuple(person), 0)
     plan = Plan("repair", tuple(pl.steps), start, pl.pos, pl.min_gap, _tray_state(pl, cfg),
@@ -139,7 +146,8 @@ def plan_repair(expected: BaseBoard, seen: Sequence[SeenStack], config: RobotCon
 
 def _execute_assignments(pl: _Planner, expected: BaseBoard,
                          assignments: list[tuple[SeenStack, int | None]],
-                         centres: dict[int, Point], person: list[Fix]) -> int:
+                         centres: dict[int, Point], person: list[Fix],
+                         crowns: set[int]) -> int:
     """Carry in an order that never drops a disc onto another: a stack whose square is still
     taken waits until the stack there has left; a cycle is broken through a free tray slot."""
     diam = pl.cfg.board.disc_diameter_mm
@@ -163,8 +171,11 @@ def _execute_assignments(pl: _Planner, expected: BaseBoard,
             try:
                 if sq is None:
                     pl.remove_to_tray(at, label)
-                else:
+                elif math.dist(at, centres[sq]) > 1e-6:
                     pl.carry(at, centres[sq], "back", label)
+                if sq is not None and sq in crowns:
+                    pl.steps.append(AskCrown(expected.square_name(sq), centres[sq], st.color))
+                    pl._put(centres[sq], 1)  # the person stacks it
                 moved += 1
             except PlanError as e:
                 if sq is not None:
