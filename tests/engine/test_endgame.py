@@ -24,7 +24,9 @@ GEO = geometry(8, 8)
 MAIN_DIAGONAL = sum(GEO.mask_of[s] for s, (f, r) in enumerate(GEO.coords) if f == r)
 
 
+@pytest.mark.slow
 def test_shipped_tables_equal_a_fresh_build() -> None:
+    """A few seconds on a quiet machine; the sampled equations below run by default."""
     shipped = kings_table("brazilian")
     fresh = build_tables(generator_for(find_variant("brazilian")), SHIPPED_LIMIT_PLIES)
     for s in (1, 2, 3):
