@@ -169,5 +169,6 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     scores = [g.a_points for g in games]
     elo, err = elo_estimate(scores)
     print(f"pdn {args.pdn}")
-    print(f"score {sum(scores):g}/{len(scores)} elo_diff {elo:.0f} ± {err:.0f}", flush=True)
+    print(f"score {sum(scores):g}/{len(scores)} elo_diff {round(elo) + 0} ± {round(err)}",
+          flush=True)
     return 0

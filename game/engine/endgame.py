@@ -19,8 +19,8 @@ Construction: king moves are reversible, so the predecessors of a position are i
 king moves made by the side that just moved.  Positions are settled in increasing distance
 (bucket queue): the strong side's at its first winning move, the lone side's once all its moves
 are known to lose (a countdown per position).  It takes a few seconds, so the tables for the
-5-move limit ship as data (`kings_data.py`, made by `python -m game.engine.make_kings_data`;
-a test rebuilds and compares them).
+limits the variants use ship as data (`kings_data.py`, made by
+`python -m game.engine.make_kings_data`; a test rebuilds and compares them).
 """
 
 from __future__ import annotations
@@ -107,20 +107,20 @@ def _small_ending_limit_plies(variant: Variant) -> int:
 
 @cache
 def kings_table(variant_name: str = "brazilian") -> KingsTable:
-    """The tables of an 8x8 flying-king variant: the shipped data for a 5-move limit on the
-    small endings (Brazilian, Spanish, Portuguese), else built (a few seconds, once)."""
+    """The tables of an 8x8 flying-king variant: shipped data for the limits the variants
+    use (`SHIPPED_LIMITS_PLIES`), else built (a few seconds, once)."""
     variant = find_variant(variant_name)
     if not table_applies(variant):
         raise ValueError(f"no kings v lone king table for {variant.name}")
     limit = _small_ending_limit_plies(variant)
-    if limit == SHIPPED_LIMIT_PLIES:
-        from game.engine.kings_data import TABLES_LIMIT_10
+    if limit in SHIPPED_LIMITS_PLIES:
+        from game.engine.kings_data import TABLES
 
-        return decode_tables(TABLES_LIMIT_10)
+        return decode_tables(TABLES[limit])
     return build_tables(generator_for(variant), limit)
 
 
-SHIPPED_LIMIT_PLIES = 10
+SHIPPED_LIMITS_PLIES = (10, 30)  # Brazilian, Spanish, Portuguese: 5 moves; Russian: 15 moves
 
 
 def encode_tables(table: KingsTable) -> str:

@@ -15,7 +15,7 @@ import pytest
 
 from game.board import WHITE, Board
 from game.engine import Engine, Searcher, SearchLimits, position_of
-from game.engine.endgame import SHIPPED_LIMIT_PLIES, build_tables, kings_table
+from game.engine.endgame import SHIPPED_LIMITS_PLIES, build_tables, kings_table
 from game.geometry import geometry
 from game.movegen import apply_raw, generator_for
 from game.variants import find_variant
@@ -27,10 +27,11 @@ MAIN_DIAGONAL = sum(GEO.mask_of[s] for s, (f, r) in enumerate(GEO.coords) if f =
 @pytest.mark.slow
 def test_shipped_tables_equal_a_fresh_build() -> None:
     """A few seconds on a quiet machine; the sampled equations below run by default."""
-    shipped = kings_table("brazilian")
-    fresh = build_tables(generator_for(find_variant("brazilian")), SHIPPED_LIMIT_PLIES)
-    for s in (1, 2, 3):
-        assert shipped.tables[s].dtw == fresh.tables[s].dtw
+    for name, limit in zip(("brazilian", "russian"), SHIPPED_LIMITS_PLIES, strict=True):
+        shipped = kings_table(name)
+        fresh = build_tables(generator_for(find_variant(name)), limit)
+        for s in (1, 2, 3):
+            assert shipped.tables[s].dtw == fresh.tables[s].dtw
 
 
 def _expected(table, gen, strong: int, lone: int, strong_to_move: bool) -> int | None:  # type: ignore[no-untyped-def]
