@@ -36,7 +36,7 @@ CIRCLE_SEGMENTS = 48
 class Frame:
     image: np.ndarray  # BGR uint8
     placement: BaseBoard  # what stands on the playable squares
-    occluded: frozenset[int]  # squares a hand covers enough that nobody could tell
+    occluded: frozenset[int]  # squares a hand covers at least half of
     partly_occluded: frozenset[int]  # squares a hand touches: either answer is acceptable
     corners_px: np.ndarray  # 4x2: a1, h1, h8, a8 outer grid corners, distorted pixels
     intrinsics: CameraIntrinsics
@@ -437,7 +437,7 @@ def _occlusion_truth(hand_mask: np.ndarray | None, variant: Variant, spec: objec
         xi = np.clip(px[:, 0].astype(int), 0, w - 1)
         yi = np.clip(px[:, 1].astype(int), 0, h - 1)
         cover = float(np.mean(hand_mask[yi, xi] > 0.5))
-        if cover >= 0.3:
+        if cover >= 0.5:
             occ.add(sq)
         elif cover > 0.0:
             part.add(sq)

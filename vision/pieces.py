@@ -27,6 +27,7 @@ import numpy as np
 from calibration.colour import ColourModel
 from vision.config import VisionConfig
 from vision.kings import decide_kings, run_lengths
+from vision.occlusion import occluded_squares
 from vision.sampling import SquareSamples
 
 EMPTY, WHITE_MAN, BLACK_MAN, WHITE_KING, BLACK_KING, OCCLUDED = range(6)
@@ -82,7 +83,10 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     best = np.argsort(closeness, axis=1)[:, :2]
     ref_bgr = np.take_along_axis(patches, best[..., None], axis=1).mean(axis=1)
     probe_bgr = np.median(flat[s.probe], axis=1)  # (L, 3)
-    gain = np.clip(dark_bgr / np.maximum(ref_bgr, 4.0), 0.4, 2.5)  # (S, 3)
+    # Brightness only: a shadow dims all channels alike, while a hand changes the colour and
+    # must stay visible to the occlusion test.
+    gain1 = np.clip(float(dark_bgr.mean()) / np.maximum(ref_bgr.mean(axis=1), 4.0), 0.4, 2.5)
+    gain = np.repeat(gain1[:, None], 3, axis=1).astype(np.float32)  # (S, 3)
     light_bgr = np.median(probe_bgr, axis=0)
 
     base_bgr = np.median(flat[s.base], axis=1) * gain
@@ -157,20 +161,10 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
             cnt[j] += 1
     has = cnt > 0
     light_gain[has] = acc[has] / cnt[has, None]
-    probe_lab = _to_lab(probe_bgr * light_gain)
-    light_foreign = (np.linalg.norm((probe_lab - light_lab) * (0.5, 1, 1), axis=1) / contrast
-                     > cfg.foreign_contrast)
-    known = [dark_lab] + [c for c in (white_lab, black_lab) if c is not None]
-    d_known = np.min([np.linalg.norm((base_lab - c) * (0.5, 1, 1), axis=1) for c in known],
-                     axis=0) / contrast
-    occluded = np.zeros(n, bool)
-    for i in range(n):
-        nb = s.light_neighbours[i]
-        n_foreign = int(sum(light_foreign[j] for j in nb))
-        if d_known[i] > cfg.foreign_contrast and n_foreign >= 1:
-            occluded[i] = True
-        elif n_foreign >= cfg.foreign_light_squares and n_foreign * 2 >= len(nb):
-            occluded[i] = True
+    probe_px_lab = _to_lab(flat[s.probe] * light_gain[:, None, :])
+    piece_labs = [c for c in (white_lab, black_lab) if c is not None]
+    occluded, _ = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab, piece_labs,
+                                   contrast, cfg)
 
     for i in range(n):
         if occluded[i]:

@@ -48,6 +48,9 @@ class SquareSamples:
     frame: np.ndarray  # flat pixel indices of points on the frame just outside the grid
     probe: np.ndarray  # (L, Q)
     light_neighbours: tuple[tuple[int, ...], ...]  # per playable square: indices into `light`
+    corner_dark: np.ndarray  # (C, 2, K) pixels of the two dark quadrants at each grid corner
+    corner_light: np.ndarray  # (C, 2, K) the two light quadrants
+    square_corners: tuple[tuple[int, ...], ...]  # per playable square: its interior corners
     square_px: float  # typical side of a square in pixels
 
 
@@ -152,6 +155,29 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
     frame_idx = _flat_index(pose.project(np.column_stack([np.array(ring), np.zeros(len(ring))])),
                             image_size)
 
+    # Interior grid corners: four squares meet, two dark and two light; pieces stand in the
+    # middle of squares and lean away, so the corners stay visible unless something covers them.
+    corners_list, dark_pts, light_pts = [], [], []
+    q = cfg.corner_probe_sq
+    jitter = np.array([(0.0, 0.0), (0.03, 0.0), (0.0, 0.03)])
+    for y in range(1, n):
+        for x in range(1, n):
+            corners_list.append((x, y))
+            for dx, dy in ((-1, -1), (1, -1), (-1, 1), (1, 1)):
+                cell = (x + (dx - 1) // 2, y + (dy - 1) // 2)
+                pts = np.array([x + dx * q, y + dy * q]) + jitter * (dx, dy)
+                (dark_pts if (cell[0] + cell[1]) % 2 == 0 else light_pts).append(pts)
+    k = len(jitter)
+    cpx = _flat_index(pose.project(np.column_stack([np.vstack(dark_pts + light_pts),
+                                                    np.zeros(2 * len(dark_pts) * k)])),
+                      image_size)
+    half = len(dark_pts) * k
+    corner_dark = cpx[:half].reshape(len(corners_list), 2, k)
+    corner_light = cpx[half:].reshape(len(corners_list), 2, k)
+    corner_index = {c: i for i, c in enumerate(corners_list)}
+    square_corners = tuple(tuple(corner_index[(f + a, r + b)] for a in (0, 1) for b in (0, 1)
+                                 if (f + a, r + b) in corner_index) for f, r in geo_playable)
+
     light_index = {fr: i for i, fr in enumerate(light)}
     neighbours = []
     for f, r in geo_playable:
@@ -164,7 +190,8 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
                          _flat_index(ref_px, image_size), tuple(lines_px), tuple(lines_t),
                          tuple(lines_light), tuple(expect), tuple(cross_px), tuple(cross_t),
                          tuple(cross_light), np.array(unit_lean), frame_idx,
-                         _flat_index(probe_px, image_size), tuple(neighbours), side_px)
+                         _flat_index(probe_px, image_size), tuple(neighbours), corner_dark,
+                         corner_light, square_corners, side_px)
 
 
 def _background_kind(pts: np.ndarray, n: int) -> np.ndarray:

@@ -1,0 +1,70 @@
+"""Squares hidden by something that is neither board nor piece (a hand, an arm, a sleeve).
+
+A covered square must be reported, not guessed.  Each sample pixel is compared with every
+colour the board can show there: the bare square, either piece set (and for light squares,
+their own colour).  A pixel far from all of them, relative to the board's own contrast, is
+foreign.  A playable square is occluded when enough of its centre is foreign, when some of it is
+and a light square next to it is foreign too, or when the light squares around it are nearly
+all foreign (an arm is bigger than a square, and a hand may share the colour of the dark
+squares or of a piece set, but hardly of the light squares *and* everything else).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.config import VisionConfig
+from vision.sampling import SquareSamples
+
+_WEIGHTS = np.array([0.5, 1.0, 1.0], np.float32)  # lightness counts less: shadows, glare
+
+
+def _foreign(lab: np.ndarray, known: list[np.ndarray], contrast: float,
+             threshold: float) -> np.ndarray:
+    d = np.min([np.linalg.norm((lab - k) * _WEIGHTS, axis=-1) for k in known], axis=0)
+    return d / contrast > threshold
+
+
+def corner_visible(flat: np.ndarray, s: SquareSamples, contrast: float,
+                   cfg: VisionConfig) -> np.ndarray:
+    """Per interior grid corner: is the checker pattern there (some dark quadrant differs from
+    some light quadrant by a good part of the board's contrast)?  Under a hand it is not."""
+    import cv2
+
+    dark = np.median(flat[s.corner_dark], axis=2)  # (C, 2, 3)
+    light = np.median(flat[s.corner_light], axis=2)
+    both = np.concatenate([dark, light], axis=1).astype(np.uint8)  # (C, 4, 3)
+    lab = cv2.cvtColor(both, cv2.COLOR_BGR2LAB).astype(np.float32)
+    d = np.linalg.norm(lab[:, :2, None, :] - lab[:, None, 2:, :], axis=-1)  # (C, 2, 2)
+    return d.reshape(len(d), -1).max(axis=1) / contrast >= cfg.corner_contrast
+
+
+def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
+                     probe_lab: np.ndarray,
+                     dark_lab: np.ndarray, light_lab: np.ndarray,
+                     piece_labs: list[np.ndarray], contrast: float, cfg: VisionConfig,
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(occluded per playable square, foreign share of its centre).
+
+    `base_lab` (S, P, 3) and `probe_lab` (L, Q, 3) are light-corrected Lab samples.
+    """
+    base_foreign = _foreign(base_lab, [dark_lab, *piece_labs], contrast,
+                            cfg.foreign_contrast).mean(axis=1)
+    # The probes sit where no piece reaches (see sampling): only the light colour belongs there.
+    light_foreign = _foreign(probe_lab, [light_lab], contrast,
+                             cfg.foreign_contrast).mean(axis=1) > 0.5
+    occluded = base_foreign > cfg.foreign_share
+    visible = corner_visible(flat, s, contrast, cfg)
+    for i, corners in enumerate(s.square_corners):
+        hidden = sum(1 for c in corners if not visible[c])
+        if corners and hidden >= max(1, int(np.ceil(cfg.hidden_corner_share * len(corners)))):
+            occluded[i] = True
+    for i, nb in enumerate(s.light_neighbours):
+        if occluded[i] or not nb:
+            continue
+        n_foreign = int(sum(light_foreign[j] for j in nb))
+        if n_foreign >= 1 and base_foreign[i] > 0.5 * cfg.foreign_share:
+            occluded[i] = True
+        elif n_foreign >= cfg.foreign_light_squares and n_foreign >= len(nb) - 1:
+            occluded[i] = True
+    return occluded, base_foreign
