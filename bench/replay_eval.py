@@ -83,7 +83,8 @@ def score(truth: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]
     return {"moves": len(want), "moves_reported": len(moves), "moves_exact": exact,
             "all_moves_exact": exact == len(want) == len(moves),
             "planted": len(truth["planted"]), "found": found, "missed": missed,
-            "false_alarms": false, "latencies_s": latencies}
+            "false_alarms": false, "latencies_s": latencies,
+            "planted_kinds": [p["kind"] for p in truth["planted"]]}
 
 
 def run_one(seed: int, plies: int, width_px: int, keep: Path | None) -> dict[str, Any]:
@@ -119,8 +120,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--games", type=int, default=50)
     ap.add_argument("--first-seed", type=int, default=1)
-    ap.add_argument("--plies", type=int, default=12)
-    ap.add_argument("--width-px", type=int, default=1280)
+    ap.add_argument("--plies", type=int, default=6)
+    ap.add_argument("--width-px", type=int, default=960)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--keep", type=Path, default=None, help="keep frames and events here")
     args = ap.parse_args()
@@ -140,9 +141,12 @@ def main() -> int:
                 totals[k] += r[k]
             totals["false_alarms"] += len(r["false_alarms"])
             latencies += r["latencies_s"]
-            missed_kinds = Counter(p["kind"] for p in r["missed"])
-            for p in r.get("planted_list", []):
-                kinds_planted[p] += 1
+            print(f"  so far: games {totals['games']}, moves {totals['moves_exact']}/"
+                  f"{totals['moves']}, irregularities {totals['found']}/{totals['planted']}, "
+                  f"false alarms {totals['false_alarms']}", flush=True)
+            kinds_planted.update(r["planted_kinds"])
+            kinds_found.update(r["planted_kinds"])
+            kinds_found.subtract(p["kind"] for p in r["missed"])
             print(f"seed {r['seed']:3d}: frames {r['frames']:5d} moves {r['moves_exact']}/"
                   f"{r['moves']} (reported {r['moves_reported']}) irregularities "
                   f"{r['found']}/{r['planted']} false alarms {len(r['false_alarms'])} "
@@ -152,13 +156,14 @@ def main() -> int:
             for e in r["false_alarms"]:
                 print(f"    false alarm {e['type']} at {e['move'] or '-'} {e['squares']}: "
                       f"{e['detail']}")
-            kinds_found.update(missed_kinds)
     med = statistics.median(latencies) if latencies else float("nan")
     p90 = sorted(latencies)[int(0.9 * (len(latencies) - 1))] if latencies else float("nan")
     print(f"games {totals['games']} (all moves exact in {totals['games_all_moves_exact']})")
     print(f"moves recovered exactly {totals['moves_exact']}/{totals['moves']} "
           f"(move events {totals['moves_reported']})")
     print(f"irregularities found {totals['found']}/{totals['planted']}")
+    print("  by kind: " + ", ".join(f"{k} {kinds_found[k]}/{n}"
+                                     for k, n in sorted(kinds_planted.items())))
     print(f"false alarms {totals['false_alarms']}")
     print(f"latency (last hand frame -> move reported) median {med:.2f}s p90 {p90:.2f}s "
           f"over {len(latencies)} moves")

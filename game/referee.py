@@ -89,6 +89,7 @@ class Referee:
         # INSIST after touch-move: the move must start from one of these squares.
         self.must_play: frozenset[int] = frozenset()
         self._previous: list[Board] = []  # positions before each accepted move (take-backs)
+        self._phantoms: dict[int, str] = {}  # square -> colour it misreads as
         self._baseline_displaced: frozenset[int] = frozenset()
         self._new_turn(frozenset())
 
@@ -96,6 +97,7 @@ class Referee:
     def _new_turn(self, displaced: frozenset[int]) -> None:
         self._baseline_displaced = displaced
         self._touched: dict[int, tuple[str, float]] = {}
+        self._last_present: dict[int, float] = {}
         self._runs: dict[tuple[int, str], int] = {}
         self._announced = False
         self._stable_views: list[View] = []
@@ -122,9 +124,14 @@ class Referee:
     # -- every frame ------------------------------------------------------------------------------
     def see(self, obs: Observation) -> None:
         """Note pieces lifted (square seen empty while a hand is about) or pushed off-centre."""
+        board = self.board
+        for sq, piece in board.piece_map().items():
+            seen = obs.piece_at(sq)
+            if (seen is not None and seen.color is piece.color
+                    and obs.is_known(sq, self.config.min_confidence)):
+                self._last_present[sq] = obs.time_s
         if self._announced:
             return
-        board = self.board
         marks: set[tuple[int, str]] = set()
         for sq, piece in board.piece_map().items():
             if not obs.is_known(sq, self.config.min_confidence):
@@ -151,8 +158,8 @@ class Referee:
 
     def read(self, obs: Observation) -> list[RefereeEvent]:
         """Judge a still board; returns the events it caused (also appended to `events`)."""
-        known, white, black = obs.masks(self.config.min_confidence)
-        view = View(known, white, black)
+        view = self._without_phantoms(View(*obs.masks(self.config.min_confidence)))
+        known = view.known
         if self._last_read == (view, obs.displaced) and not self._timeout_due(obs.time_s):
             return []
         self._last_read = (view, obs.displaced)
@@ -197,7 +204,45 @@ class Referee:
             if self._timeout_due(obs.time_s):
                 return self._emit(self._finish_pending(obs))
             return out
+        phantom = self._find_phantom(view)
+        if phantom is not None:
+            sq, color = phantom
+            self._phantoms[sq] = color
+            self._last_read = None
+            event = RefereeEvent(
+                EventType.UNREADABLE, obs.frame, obs.time_s, "", (sq,),
+                f"{self.board.square_name(sq)} reads a {color} piece that no move put there; "
+                f"ignored while it reads so")
+            return self._emit([event]) + self.read(obs)
         return self._emit(self._unreadable(view, readings, obs))
+
+    def _without_phantoms(self, view: View) -> View:
+        """Mask squares known to read a piece that is not there (glare...), while they do."""
+        g = self.board.geometry
+        known, white, black = view.known, view.white, view.black
+        for sq, color in list(self._phantoms.items()):
+            m = g.mask_of[sq]
+            if (white if color == "white" else black) & m:
+                known, white, black = known & ~m, white & ~m, black & ~m
+            else:
+                del self._phantoms[sq]
+        return View(known, white, black)
+
+    def _find_phantom(self, view: View) -> tuple[int, str] | None:
+        """The one square whose piece, if it were a misreading, would leave a board that a move
+        (or no move) explains."""
+        board = self.board
+        g = board.geometry
+        appeared = ((view.white & ~board.white) | (view.black & ~board.black)) & view.known
+        fits = []
+        for sq in g.squares_of(appeared):
+            m = g.mask_of[sq]
+            v = View(view.known & ~m, view.white & ~m, view.black & ~m)
+            verdict = choose(explain(board, v), self._lift_times())
+            if changes(board, v) == 0 or isinstance(verdict, Accept) or (
+                    isinstance(verdict, Wait) and verdict.readings):
+                fits.append((sq, "white" if view.white & m else "black"))
+        return fits[0] if len(fits) == 1 else None
 
     def close(self, obs: Observation) -> list[RefereeEvent]:
         """The recording ends: a capture still waiting for its removal is closed as it stands."""
@@ -212,7 +257,8 @@ class Referee:
 
     # -- deciding ---------------------------------------------------------------------------
     def _lift_times(self) -> dict[int, float]:
-        return {sq: t for sq, (how, t) in self._touched.items() if how == "lifted"}
+        """When each piece of the position was last seen on its square this turn."""
+        return dict(self._last_present)
 
     def _timeout_due(self, time_s: float) -> bool:
         return (self._pending_since is not None

@@ -23,6 +23,8 @@ from game.geometry import Geometry
 from game.movegen import generator_for
 from game.variants import ChainPromotion
 
+LIFT_MARGIN_S = 0.3  # see `choose`
+
 
 class Kind(StrEnum):
     """How a reading's movement stands under the rules."""
@@ -337,7 +339,8 @@ def choose(readings: list[Reading], lifted: dict[int, float] | None = None
 
     Two readings that differ only in which of the mover's pieces moved and which was removed
     (d8-e7 with f8 taken off, or f8-e7 with d8 taken off) look the same when still; the piece
-    lifted first is the one that moved (pieces are removed after the move, RULES.md s.1).
+    that left its square first is the one that moved (pieces are removed after the move,
+    RULES.md s.1).  `lifted` says when each piece was last seen on its square.
     """
     if not readings:
         return Unclear([])
@@ -354,11 +357,13 @@ def choose(readings: list[Reading], lifted: dict[int, float] | None = None
     if len({r.key for r in best}) == 1:
         return Accept(best[0])
     if lifted:
+        # The piece that moved left its square before the other was taken off; believe it
+        # only with a clear margin, or say the board is unclear.
         starts = {r.path[0] for r in best}
         if len(starts) == len({r.key for r in best}) and starts <= set(lifted):
-            first = min(starts, key=lambda s: lifted[s])
-            if sum(1 for s in starts if lifted[s] == lifted[first]) == 1:
-                return Accept(next(r for r in best if r.path[0] == first))
+            order = sorted(starts, key=lambda s: lifted[s])
+            if lifted[order[1]] - lifted[order[0]] >= LIFT_MARGIN_S:
+                return Accept(next(r for r in best if r.path[0] == order[0]))
     return Unclear(best)
 
 

@@ -22,7 +22,7 @@ from game.movegen import generator_for
 from game.referee import played_name
 from game.referee_match import capture_paths
 from game.variants import Variant, find_variant
-from sim.opponent import Hand, Table
+from sim.opponent import Hand, Table, TableState, displaced_squares
 from sim.world import World
 
 KINDS = ("touch_move", "mandatory_capture", "majority", "not_removed", "interrupted_removal",
@@ -257,8 +257,10 @@ class _Player:
         b = self.board
         legal = b.legal_moves
         move = self.rng.choice(legal)
+        # A piece already off-centre would not look nudged to a camera that judges centring.
+        off = self._off_centre()
         candidates = sorted(s for s in b.piece_map() if s != move.from_square
-                            and s not in move.captured)
+                            and s not in move.captured and s not in off)
         if not candidates:
             self._play(hand, move)
             return
@@ -277,6 +279,11 @@ class _Player:
             own = p.color is b.turn
             movable = own and any(m.from_square == sq for m in legal)
             self._plant("nudge", played, (sq,), penalised=movable)
+
+    def _off_centre(self) -> frozenset[int]:
+        t = self.table
+        state = TableState(0, 0.0, tuple(t.world.discs), None)
+        return displaced_squares(state, t.world, t.variant)
 
     def _quiet_raw(self) -> list[tuple[int, int]]:
         b = self.board

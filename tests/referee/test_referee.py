@@ -446,3 +446,20 @@ def test_event_json_uses_the_variant_square_names() -> None:
     js = run.events[0].as_json(run.ref.board)
     assert js == {"frame": js["frame"], "type": "move", "move": "c3-d4",
                   "squares": ["c3", "d4"], "detail": ""}
+
+
+def test_a_square_that_reads_a_piece_not_there_is_ignored_while_it_does() -> None:
+    # Glare makes e5 read as a white piece from the first frame on.  The referee says so once,
+    # then judges c3-d4 normally; when e5 reads empty again it is trusted again.
+    run = Run()
+    phantom = START.placement()
+    phantom.set_piece_at(sq("e5"), Piece.WHITE_KING)
+    run.still(phantom)
+    assert run.types() == ["unreadable"]
+    assert names(run.events[0].squares) == {"e5"}
+    after = moved(phantom, "c3", "d4")
+    run.play(phantom, after, "c3", "d4")
+    assert run.types() == ["unreadable", "move"]
+    assert run.moves() == ["c3-d4"]
+    run.still(moved(START, "c3", "d4"))  # the glare is gone: nothing to report
+    assert run.types() == ["unreadable", "move"]
