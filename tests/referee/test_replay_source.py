@@ -1,0 +1,45 @@
+"""`damas replay` sources: a folder of frames in name order, or a video file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from app.commands.replay import frames_of
+
+
+def _images(n: int) -> list[np.ndarray]:
+    return [np.full((48, 64, 3), 20 * i, np.uint8) for i in range(n)]
+
+
+def test_folder_frames_come_in_name_order(tmp_path: Path) -> None:
+    for i, image in reversed(list(enumerate(_images(4)))):
+        cv2.imwrite(str(tmp_path / f"frame_{i:03d}.png"), image)
+    (tmp_path / "notes.txt").write_text("not a frame")
+    frames, fps = frames_of(str(tmp_path))
+    got = [(i, int(img[0, 0, 0])) for i, img in frames]
+    assert got == [(0, 0), (1, 20), (2, 40), (3, 60)]
+    assert fps == 15.0
+
+
+def test_video_frames_and_rate(tmp_path: Path) -> None:
+    path = tmp_path / "game.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 12.0, (64, 48))
+    if not writer.isOpened():
+        pytest.skip("this OpenCV build cannot write MJPG video")
+    for image in _images(5):
+        writer.write(image)
+    writer.release()
+    frames, fps = frames_of(str(path))
+    assert fps == pytest.approx(12.0)
+    assert [i for i, _ in frames] == [0, 1, 2, 3, 4]
+
+
+def test_missing_or_empty_source_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no such file or folder"):
+        frames_of(str(tmp_path / "nothing.mp4"))
+    with pytest.raises(ValueError, match="no image files"):
+        frames_of(str(tmp_path))
