@@ -157,17 +157,20 @@ def _movements(board: Board, color: Color, frm: int, to: int) -> list[_Movement]
                     f"{board.turn.value} was to move, and not by a legal move"))
         return out
     # Captures that are not legal: fewer pieces than required, or a chain stopped short.
-    best = max((len(m.captured) for m in mover.legal_moves), default=0)
+    required = mover.legal_moves
+    best = max((len(m.captured) for m in required), default=0)
+    due = ", ".join(mover.move_name(m, required) for m in required if m.captured)
     for path, order, can_go_on in capture_paths(board, color, frm):
         if path[-1] != to:
             continue
         if can_go_on:
             out.append((path, order, False, Kind.STOPPED_SHORT, None,
                         f"the chain stopped after {len(order)} capture(s) though it could "
-                        f"continue from {board.square_name(to)}"))
+                        f"continue from {board.square_name(to)} (required: {due})"))
         else:
             out.append((path, order, promotes, Kind.FEWER, None,
-                        f"captured {len(order)} piece(s) where the rules require {best}"))
+                        f"captured {len(order)} piece(s) where the rules require {best} "
+                        f"({due})"))
     quiet = _quiet_targets(board, color, frm)
     if to in quiet and board.has_capture():
         out.append(((frm, to), (), promotes, Kind.IGNORED_CAPTURE, None,
