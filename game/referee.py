@@ -103,6 +103,7 @@ class Referee:
         self._stable_views: list[View] = []
         self._pending: list[Reading] = []
         self._pending_since: float | None = None
+        self._pending_view: View | None = None
         self._last_read: tuple[View, frozenset[int]] | None = None
         self._unreadable_reported: set[tuple[int, int, int]] = set()
 
@@ -199,8 +200,9 @@ class Referee:
             return self._emit(self._finish(verdict.reading, obs, forced=False))
         if isinstance(verdict, Wait):
             self._pending = verdict.readings
-            if self._pending_since is None:
-                self._pending_since = obs.time_s
+            if self._pending_since is None or self._pending_view != view:
+                self._pending_since = obs.time_s  # stillness counts from the latest change
+                self._pending_view = view
             if self._timeout_due(obs.time_s):
                 return self._emit(self._finish_pending(obs))
             return out
@@ -325,6 +327,7 @@ class Referee:
                 # over (the next move accepted the position), the second one is now waiting.
                 self._touched = late
                 self._pending, self._pending_since = verdict.readings, obs.time_s
+                self._pending_view = view
                 self._stable_views.append(view)
                 return first
         self.__dict__.update(saved)

@@ -463,3 +463,20 @@ def test_a_square_that_reads_a_piece_not_there_is_ignored_while_it_does() -> Non
     assert run.moves() == ["c3-d4"]
     run.still(moved(START, "c3", "d4"))  # the glare is gone: nothing to report
     assert run.types() == ["unreadable", "move"]
+
+
+def test_slow_removal_is_not_called_while_it_goes_on() -> None:
+    # c3xg7 takes d4 and f6; the player pauses 4 s before each removal (timeout 6 s): the
+    # stillness is counted from the latest change, so no removal irregularity is called.
+    run = Run("W:Wc3:Bd4,f6,a7", removal_timeout_s=6.0)
+    before = place("c3", "d4 f6 a7")
+    landed = moved(before, "c3", "g7")
+    run.play(before, landed, "c3", "g7")
+    run.still(landed, n=60)  # 4 s
+    run.hand(landed, occluded="d4")
+    run.still(without(landed, "d4"), n=60)  # 4 s more: 8 s since the move, 4 s since d4
+    assert run.events == []
+    run.hand(without(landed, "d4"), occluded="f6")
+    run.still(without(landed, "d4 f6"))
+    assert run.types() == ["move"]
+    assert run.moves() == ["c3xg7"]
