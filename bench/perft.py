@@ -28,12 +28,13 @@ from game.perft import perft  # noqa: E402
 
 EXPECTED = {1: 7, 2: 49, 3: 302, 4: 1469, 5: 7473, 6: 37628, 7: 187302, 8: 907830}
 
-PY_DRAUGHTS = r"""
+# One perft for both peers; they differ in how the board is made and moves are listed.
+PEER_PERFT = r"""
 import json, sys, time
-from draughts import BrazilianBoard
 depth = int(sys.argv[1])
+{setup}
 def perft(b, d):
-    moves = b.legal_moves
+    moves = {moves}
     if d == 1:
         return len(moves)
     n = 0
@@ -42,31 +43,14 @@ def perft(b, d):
         n += perft(b, d - 1)
         b.pop()
     return n
-b = BrazilianBoard()
 t = time.perf_counter()
 n = perft(b, depth)
-print(json.dumps({"nodes": n, "time_s": time.perf_counter() - t}))
+print(json.dumps({{"nodes": n, "time_s": time.perf_counter() - t}}))
 """
-
-PYDRAUGHTS = r"""
-import json, sys, time
-from draughts import Board
-depth = int(sys.argv[1])
-def perft(b, d):
-    moves = b.legal_moves()
-    if d == 1:
-        return len(moves)
-    n = 0
-    for m in moves:
-        b.push(m)
-        n += perft(b, d - 1)
-        b.pop()
-    return n
-b = Board(variant="brazilian")
-t = time.perf_counter()
-n = perft(b, depth)
-print(json.dumps({"nodes": n, "time_s": time.perf_counter() - t}))
-"""
+PY_DRAUGHTS = PEER_PERFT.format(setup="from draughts import BrazilianBoard\nb = BrazilianBoard()",
+                                moves="b.legal_moves")
+PYDRAUGHTS = PEER_PERFT.format(
+    setup='from draughts import Board\nb = Board(variant="brazilian")', moves="b.legal_moves()")
 
 
 def ours(depth: int) -> tuple[int, float]:

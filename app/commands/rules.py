@@ -6,6 +6,7 @@ import argparse
 import json
 import time
 
+from app.commands.args import int_range
 from game.board import Board
 from game.perft import perft
 from game.variants import find_variant
@@ -14,7 +15,7 @@ from game.variants import find_variant
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("perft", help="count move-tree leaves (move generator check)")
     p.add_argument("--variant", default="brazilian")
-    p.add_argument("--depth", type=_positive_int, required=True)
+    p.add_argument("--depth", type=int_range(1, 30), required=True)
     p.add_argument("--fen", default=None, help="start position (default: the initial one)")
     p.set_defaults(func=cmd_perft)
 
@@ -23,16 +24,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     m.add_argument("--fen", required=True)
     m.add_argument("--json", action="store_true", help="print a JSON list of move objects")
     m.set_defaults(func=cmd_moves)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if n < 1 or n > 30:
-        raise argparse.ArgumentTypeError(f"{n} is out of range 1..30")
-    return n
 
 
 def cmd_perft(args: argparse.Namespace) -> int:

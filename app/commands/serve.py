@@ -7,6 +7,7 @@ import argparse
 import sys
 from typing import TextIO
 
+from app.commands.args import int_range
 from app.config import load_config
 from app.events import EventBus
 from app.web.server import WebServer
@@ -18,19 +19,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--host", default=None,
                    help="address to listen on (default from [web], else 127.0.0.1; "
                         "0.0.0.0 for a club screen or phones)")
-    p.add_argument("--port", type=_port, default=None, help="TCP port (default 8080)")
+    p.add_argument("--port", type=int_range(1, 65535, "port number"), default=None,
+                   help="TCP port (default 8080)")
     p.add_argument("--config", default=None, help="table configuration (TOML)")
     p.set_defaults(func=cmd_serve)
-
-
-def _port(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
-    if not 1 <= n <= 65535:
-        raise argparse.ArgumentTypeError(f"{n} is out of range 1..65535")
-    return n
 
 
 def announce(server: WebServer, out: TextIO | None = None) -> None:

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from app.commands.args import int_range, positive_float
 from app.game_loop import GameLoop, RobotArm, TableError
 from game.board import WHITE, Board, Color
 from game.engine.engine import Engine
@@ -26,18 +27,21 @@ from robot.config import RobotConfig
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("demo", help="play whole games on the simulated table")
-    p.add_argument("--games", type=_count, default=1)
-    p.add_argument("--level", type=_level, default=6, help="the robot's level, 1..10")
+    p.add_argument("--games", type=int_range(1, 10_000), default=1)
+    p.add_argument("--level", type=int_range(1, 10), default=6, help="the robot's level, 1..10")
     p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--web", type=int, default=None, metavar="PORT",
+    p.add_argument("--web", type=int_range(1, 65535, "port number"), default=None,
+                   metavar="PORT",
                    help="also serve the live page on 127.0.0.1:PORT")
     p.add_argument("--out", default="out/demo", help="folder for the PDN and journals")
-    p.add_argument("--movetime", type=float, default=0.3, help="robot's seconds per move")
-    p.add_argument("--max-plies", type=int, default=120,
+    p.add_argument("--movetime", type=positive_float("number of seconds"), default=0.3,
+                   help="robot's seconds per move")
+    p.add_argument("--max-plies", type=int_range(1, 10_000), default=120,
                    help="adjudicate a draw after this many plies")
-    p.add_argument("--irregularities", type=float, default=0.1,
+    p.add_argument("--irregularities", type=_share, default=0.1,
                    help="share of the simulated person's moves that break a rule")
-    p.add_argument("--fps", type=float, default=5.0, help="simulated camera frame rate")
+    p.add_argument("--fps", type=positive_float("frame rate"), default=5.0,
+                   help="simulated camera frame rate")
     p.add_argument("--camera", choices=("rendered", "oracle"), default="rendered",
                    help="rendered: the 3D-rendered camera and the real vision pipeline; "
                         "oracle: a flawless camera (fast, for tests)")
@@ -45,21 +49,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=cmd_demo)
 
 
-def _count(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not 1 <= n <= 10_000:
-        raise argparse.ArgumentTypeError(f"{n} is out of range 1..10000")
-    return n
-
-
-def _level(text: str) -> int:
-    n = _count(text)
-    if n > 10:
-        raise argparse.ArgumentTypeError(f"level {n} is out of range 1..10")
-    return n
+def _share(text: str) -> float:
+    x = positive_float("share")(text) if text.strip() not in ("0", "0.0") else 0.0
+    if x > 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a share between 0 and 1")
+    return x
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
