@@ -34,6 +34,7 @@ from game.referee_events import (
     comment_text,
     game_record,
 )
+from game.referee_faults import Context, faults_of
 from game.referee_match import (
     Accept,
     Kind,
@@ -396,92 +397,10 @@ class Referee:
 
     def _faults(self, r: Reading, obs: Observation, text: str, legal: list[Move],
                 forced: bool) -> list[RefereeEvent]:
-        board = self.board
-        name = board.square_name
-        out: list[RefereeEvent] = []
-
-        def add(kind: EventType, squares: tuple[int, ...], detail: str,
-                penalised: bool = True) -> None:
-            out.append(RefereeEvent(kind, obs.frame, obs.time_s, text, squares, detail,
-                                    penalised))
-
-        ends = (r.path[0], r.path[-1])
-        if r.kind is Kind.IGNORED_CAPTURE:
-            due = ", ".join(board.move_name(m, legal) for m in legal)
-            add(EventType.MANDATORY_CAPTURE, ends,
-                f"{text} is not a capture, but a capture was due ({due})")
-        elif r.kind in (Kind.FEWER, Kind.STOPPED_SHORT):
-            add(EventType.MAJORITY, ends + r.captured, r.detail)
-        elif r.kind in (Kind.ILLEGAL, Kind.OUT_OF_TURN):
-            add(EventType.ILLEGAL, ends, r.detail)
-        # Touching: the mover's other pieces lifted or displaced during the move.
-        if r.color is board.turn:
-            touched = sorted(s for s in self._touched
-                             if s != r.path[0] and s not in r.removed_own
-                             and s not in r.captured and s not in r.removed_extra)
-            mine = [s for s in touched if _color_at(board, s) is r.color]
-            theirs = [s for s in touched if _color_at(board, s) is r.color.other]
-            if mine:
-                movable = [s for s in mine if any(m.from_square == s for m in legal)]
-                parts = ", ".join(
-                    f"{name(s)} ({self._touched[s][0]}, "
-                    f"{'could legally move' if s in movable else 'could not legally move'})"
-                    for s in mine)
-                if movable:
-                    add(EventType.TOUCH_MOVE, tuple(mine),
-                        f"touched {parts}, then played {text}")
-                else:
-                    add(EventType.TOUCH_MOVE, tuple(mine),
-                        f"touched {parts}, then played {text}; none of them could move: "
-                        f"no penalty", penalised=False)
-            elif self.must_play and r.path[0] not in self.must_play:
-                squares = tuple(sorted(self.must_play))
-                names = ", ".join(name(s) for s in squares)
-                add(EventType.TOUCH_MOVE, squares,
-                    f"the touched piece on {names} had to be played, not {text}")
-            if theirs:
-                names = ", ".join(name(s) for s in theirs)
-                add(EventType.TOUCH_MOVE, tuple(theirs),
-                    f"adjusted without announcing: opponent's piece(s) {names}",
-                    penalised=False)
-        # Removal of pieces.
-        if r.removed_extra:
-            sq = tuple(sorted(r.removed_extra))
-            add(EventType.REMOVAL, sq, "removed piece(s) that were not captured: "
-                + ", ".join(name(s) for s in sq))
-        if r.removed_own:
-            sq = tuple(sorted(r.removed_own))
-            add(EventType.REMOVAL, sq, "removed own piece(s): " + ", ".join(name(s) for s in sq))
-        early = self._removed_early(r)
-        if early:
-            add(EventType.REMOVAL, early, "removed " + ", ".join(name(s) for s in early)
-                + " before the capture was complete")
-        if forced and (r.left or r.unseen):
-            left = tuple(s for s in r.captured if s in r.left or s in r.unseen)
-            if r.removed:
-                done = ", ".join(name(s) for s in r.captured if s in r.removed)
-                add(EventType.REMOVAL, left, f"removal interrupted: removed {done}, left "
-                    + ", ".join(name(s) for s in left))
-            else:
-                add(EventType.REMOVAL, left, "captured piece(s) not removed: "
-                    + ", ".join(name(s) for s in left))
-        return out
-
-    def _removed_early(self, r: Reading) -> tuple[int, ...]:
-        """Captured pieces seen gone on a still board while the capturing piece had not moved."""
-        if not r.captured or r.path[0] == r.path[-1]:
-            return ()
-        g = self.board.geometry
-        frm = g.mask_of[r.path[0]]
-        early: set[int] = set()
-        for v in self._stable_views[:-1]:
-            if not (v.side(r.color) & frm):
-                continue
-            for sq in r.captured:
-                m = g.mask_of[sq]
-                if v.known & m and not (v.white | v.black) & m:
-                    early.add(sq)
-        return tuple(s for s in r.captured if s in early)
+        return faults_of(self.board, r, Context(
+            obs.frame, obs.time_s, text, legal, forced,
+            {s: how for s, (how, _) in self._touched.items()}, self.must_play,
+            self._stable_views))
 
     def _unreadable(self, view: View, readings: list[Reading], obs: Observation
                     ) -> list[RefereeEvent]:
