@@ -436,11 +436,6 @@ def _leftover(r: Reading, forced: bool) -> bool:
     return bool(r.removed_extra or r.removed_own or (forced and (r.left or r.unseen)))
 
 
-def _color_at(board: Board, sq: int) -> Color | None:
-    p = board.piece_at(sq)
-    return p.color if p else None
-
-
 def _squares_to_restore(board: Board, r: Reading) -> list[int]:
     sq = {r.path[0], r.path[-1]} | r.removed | r.removed_extra | r.removed_own
     return sorted(sq)
