@@ -107,7 +107,8 @@ class Searcher:
         self.tt: dict[int, tuple[int, int, int, Any]] = {}
         self.tt_max_entries = tt_max_entries
         self.history: defaultdict[Any, int] = defaultdict(int)  # quiet raw move -> score
-        self.killers: list[list[Any]] = [[None, None] for _ in range(MAX_PLY + 2)]
+        # plies go past MAX_PLY by at most MAX_DEPTH (extensions stop at MAX_PLY)
+        self.killers: list[list[Any]] = [[None, None] for _ in range(MAX_PLY + MAX_DEPTH + 8)]
         self.nodes = 0
         limit = variant.kings_only_moves or variant.no_progress_moves
         self.quiet_limit = 2 * limit if limit else 1 << 30
@@ -413,7 +414,7 @@ class Searcher:
             raise ValueError("the position has no legal move")
         zob = self.zobrist
         key = zob.key(w, b, k, wtm)
-        hist_keys = [zob.key(*h) for h in pos.history]
+        hist_keys = [zob.key(*h) for h in pos.history[-800:]]
         self._base = len(hist_keys)
         self._keys[:self._base] = hist_keys
         eid = self.ending_of(w, b, k)
@@ -427,7 +428,7 @@ class Searcher:
         if len(moves) == 1:
             max_depth = 1  # a forced move needs no thought
         for depth in range(1, max_depth + 1):
-            self._max_ext_ply = 2 * depth + 4
+            self._max_ext_ply = min(2 * depth + 4, MAX_PLY)
             try:
                 cur_best, cur_score, cur_exact, new_order = self._root(
                     moves, order, depth, margin, w, b, k, wtm, pos.quiet_plies, eid, eplies,
