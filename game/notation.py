@@ -35,7 +35,7 @@ class Notation:
     def parse(self, text: str) -> int:
         """A square from its name ('c3') or number ('22'); errors say which form was expected."""
         t = text.strip()
-        if t.isdigit():
+        if t.isascii() and t.isdigit():  # ("²".isdigit() is True, but int() refuses it)
             n = int(t)
             sq = self._square_of_number.get(n)
             if sq is None:

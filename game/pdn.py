@@ -249,6 +249,9 @@ def _read_one(sc: _Scanner, default: Variant) -> GameRecord:
         token = ""
         while sc.peek() and not sc.peek().isspace() and sc.peek() not in "{}()[":
             token += sc.advance()
+        if not token:  # a stray '}' or ')': nothing else would consume it
+            raise PdnError(f"line {line}, column {col}: unexpected {ch!r} (no matching "
+                           f"{'{' if ch == '}' else '('})")
         if token in RESULTS:
             record.result = token
             break
