@@ -28,7 +28,8 @@ class VisionConfig:
     corner_patch_sq: float = 0.12
     blur_px: int = 3  # box blur before sampling (noise and JPEG blocks)
     # Occupancy: colour change relative to the board's dark/light contrast.
-    occupied_contrast: float = 0.22
+    occupied_contrast: float = 0.1
+    occupied_spread: float = 4.0  # times the median variation of bare dark squares
     occupied_share: float = 0.35  # of the base disc that must differ from the bare square
     occupied_texture: float = 0.35  # std inside the piece region relative to the contrast
     # King test: the hidden run along the view direction, between a man's and a king's length.

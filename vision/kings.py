@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from vision.config import VisionConfig
+from vision.light import LocalLight
 from vision.sampling import SquareSamples
 
 
@@ -85,7 +86,7 @@ def hidden_run_length(score: np.ndarray, t: np.ndarray, max_gap: int,
     return end - start
 
 
-def run_lengths(image: np.ndarray, s: SquareSamples, i: int, gain: np.ndarray,
+def run_lengths(image: np.ndarray, s: SquareSamples, i: int, light: LocalLight,
                 piece_bgr: np.ndarray, background_bgr: np.ndarray, cfg: VisionConfig,
                 ) -> tuple[np.ndarray, float]:
     """Hidden runs of square i: along the view on each profile line, and the widest across.
@@ -97,7 +98,8 @@ def run_lengths(image: np.ndarray, s: SquareSamples, i: int, gain: np.ndarray,
                         (s.cross_px[i], s.cross_t[i], s.cross_light[i])):
         colours = cv2.remap(image, px[..., 0], px[..., 1], cv2.INTER_LINEAR,
                             borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-        score = piece_score(colours * gain, piece_bgr, background_bgr[kind.astype(int)])
+        score = piece_score(light.correct(colours, i), piece_bgr,
+                            background_bgr[kind.astype(int)])
         # The middle of the piece is piece whatever it looks like (a specular spot, a printed
         # emblem): only the ends of the run carry information.
         inner = cfg.pieces.radius_sq - cfg.max_offset_sq - 0.03

@@ -26,7 +26,8 @@ import numpy as np
 
 from calibration.colour import ColourModel
 from vision.config import VisionConfig
-from vision.kings import decide_kings, run_lengths
+from vision.kings import _ray_distance, decide_kings, run_lengths
+from vision.light import local_light
 from vision.occlusion import occluded_squares
 from vision.sampling import SquareSamples
 
@@ -83,13 +84,12 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     best = np.argsort(closeness, axis=1)[:, :2]
     ref_bgr = np.take_along_axis(patches, best[..., None], axis=1).mean(axis=1)
     probe_bgr = np.median(flat[s.probe], axis=1)  # (L, 3)
-    # Brightness only: a shadow dims all channels alike, while a hand changes the colour and
-    # must stay visible to the occlusion test.
-    gain1 = np.clip(float(dark_bgr.mean()) / np.maximum(ref_bgr.mean(axis=1), 4.0), 0.4, 2.5)
-    gain = np.repeat(gain1[:, None], 3, axis=1).astype(np.float32)  # (S, 3)
     light_bgr = np.median(probe_bgr, axis=0)
+    # Shadows scale colours, glare adds light: undo both per square (see vision.light).
+    light = local_light(s, ref_bgr, probe_bgr, dark_bgr, light_bgr)
 
-    base_bgr = np.median(flat[s.base], axis=1) * gain
+    base_all = light.correct_all(flat[s.base])
+    base_bgr = np.median(base_all, axis=1)
     dark_lab = _to_lab(dark_bgr[None])[0]
     light_lab = _to_lab(light_bgr[None])[0]
     contrast = max(20.0, float(np.linalg.norm(dark_lab - light_lab)))
@@ -97,8 +97,13 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
 
     # -- occupancy ------------------------------------------------------------------------------
     # Share of the base disc that is not bare dark square: robust to pieces standing off-centre.
-    base_px = _to_lab(flat[s.base] * gain[:, None, :])
-    not_board = np.linalg.norm(base_px - dark_lab, axis=2) / contrast > cfg.occupied_contrast
+    base_px = _to_lab(base_all)
+    # How far bare dark squares stray from their mean (grain, noise, the light): a piece must
+    # stand out of that, or out of a small share of the board's contrast, whichever is more.
+    ref_lab = _to_lab(light.correct_all(flat[s.ref]))
+    spread = float(np.percentile(np.linalg.norm(ref_lab - dark_lab, axis=2), 50))
+    threshold = max(cfg.occupied_spread * spread, cfg.occupied_contrast * contrast)
+    not_board = np.linalg.norm(base_px - dark_lab, axis=2) > threshold
     share = not_board.mean(axis=1)
     occ = share > cfg.occupied_share
     occ_conf = _sigmoid(np.abs(share - cfg.occupied_share) / 0.08) * 2 - 1
@@ -125,6 +130,31 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         a, b, _ = _two_means(piece_lab[idx])
         if np.linalg.norm(a - b) >= 0.3 * contrast:
             white_lab, black_lab = (a, b) if a[0] >= b[0] else (b, a)
+    if white_lab is not None and black_lab is not None and len(idx) >= 2:
+        # Second look with the piece colours now known: a base pixel belongs to a piece when it
+        # is nearer some shade of a piece set than any shade of the bare square.  This finds a
+        # dark set on dark squares, which the first look (distance from the board) misses.
+        base_bgr_px = base_all
+        first_white = np.linalg.norm(piece_lab - white_lab, axis=1) < \
+            np.linalg.norm(piece_lab - black_lab, axis=1)
+        centres = []
+        for group in (first_white, ~first_white):
+            members = [i for i in idx if group[i]]
+            if members:
+                centres.append(np.mean([base_bgr_px[i][not_board[i]].mean(axis=0)
+                                        for i in members], axis=0))
+        d_board = _ray_distance(base_bgr_px, dark_bgr, 0.35, 1.6)
+        d_piece = np.min([_ray_distance(base_bgr_px, c, 0.45, 1.6) for c in centres], axis=0)
+        is_piece = d_piece < d_board
+        share2 = is_piece.mean(axis=1)
+        occ = share2 > cfg.occupied_share
+        occ_conf = _sigmoid(np.abs(share2 - cfg.occupied_share) / 0.08) * 2 - 1
+        conf = np.clip(occ_conf, 0.0, 1.0)
+        cnt = np.maximum(is_piece.sum(axis=1), 1)[:, None]
+        piece_lab = np.where(occ[:, None], _to_lab((base_bgr_px * is_piece[..., None]).sum(axis=1)
+                                                   / cnt), piece_lab)
+        not_board = np.where(occ[:, None], is_piece, not_board)
+        idx = np.flatnonzero(occ)
     if white_lab is not None and black_lab is not None:
         dw = np.linalg.norm(piece_lab - white_lab, axis=1)
         db = np.linalg.norm(piece_lab - black_lab, axis=1)
@@ -145,23 +175,14 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     across: dict[int, float] = {}
     for i in idx:
         sel = not_board[i]
-        piece_bgr = (flat[s.base[i]][sel] * gain[i]).mean(axis=0) if sel.any() else dark_bgr
-        along[int(i)], across[int(i)] = run_lengths(img, s, int(i), gain[i], piece_bgr,
+        piece_bgr = base_all[i][sel].mean(axis=0) if sel.any() else dark_bgr
+        along[int(i)], across[int(i)] = run_lengths(img, s, int(i), light, piece_bgr,
                                                     background, cfg)
     king, king_conf, _ = decide_kings(along, across, s, cfg, is_white.astype(int))
 
     # -- occlusion -------------------------------------------------------------------------------
     # Light squares take the light correction of the playable squares around them.
-    light_gain = np.ones((len(s.light), 3), np.float32)
-    acc = np.zeros((len(s.light), 3), np.float32)
-    cnt = np.zeros(len(s.light), np.float32)
-    for i, nb in enumerate(s.light_neighbours):
-        for j in nb:
-            acc[j] += gain[i]
-            cnt[j] += 1
-    has = cnt > 0
-    light_gain[has] = acc[has] / cnt[has, None]
-    probe_px_lab = _to_lab(flat[s.probe] * light_gain[:, None, :])
+    probe_px_lab = _to_lab(light.correct_light(flat[s.probe]))
     piece_labs = [c for c in (white_lab, black_lab) if c is not None]
     occluded, _ = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab, piece_labs,
                                    contrast, cfg)
