@@ -168,6 +168,9 @@ def load_config(path: str | Path | None) -> Config:
             data = tomllib.load(f)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{p}: not valid TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{p}: not a UTF-8 text file (byte {e.start}): is it the "
+                          f"configuration?") from None
     except OSError as e:
         raise ConfigError(f"{p}: cannot read the configuration: {e.strerror or e}") from None
     return config_from_dict(data, p)

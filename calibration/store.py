@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
+import types
+import typing
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -75,10 +78,44 @@ def _section(cls: type, data: Any, where: str) -> Any:
     for key in data:
         if key not in names:
             raise CalibrationError(f"{where}: unknown field {key!r} (known: {sorted(names)})")
+    hints = typing.get_type_hints(cls)
+    values = {k: _checked(hints[k], v, f"{where}.{k}") for k, v in data.items()}
     try:
-        return cls(**{k: _tuplify(v) for k, v in data.items()})
-    except TypeError as e:
+        return cls(**values)
+    except (TypeError, ValueError) as e:
         raise CalibrationError(f"{where}: {e}") from None
+
+
+def _checked(hint: Any, value: Any, where: str) -> Any:
+    """`value` as the field's declared type (ints, floats, tuples of them, optional), or a
+    CalibrationError naming the field and what was expected: a hand-edited or damaged file
+    must not slip a string into a focal length."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return _checked(inner[0], value, where)
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise CalibrationError(f"{where}: expected a whole number, got {value!r}")
+        return value
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, int | float) \
+                or not math.isfinite(value):
+            raise CalibrationError(f"{where}: expected a finite number, got {value!r}")
+        return float(value)
+    if origin is tuple:
+        if not isinstance(value, list | tuple):
+            raise CalibrationError(f"{where}: expected a list, got {value!r}")
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_checked(args[0], v, f"{where}[{i}]") for i, v in enumerate(value))
+        if len(value) != len(args):
+            raise CalibrationError(f"{where}: expected a list of {len(args)} values, "
+                                   f"got {value!r}")
+        return tuple(_checked(a, v, f"{where}[{i}]") for i, (a, v) in
+                     enumerate(zip(args, value, strict=True)))
+    return _tuplify(value)  # a type without a check here: as before
 
 
 _SECTIONS: dict[str, type] = {
@@ -132,6 +169,8 @@ def load_calibration(path: str | os.PathLike[str]) -> Calibration:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise CalibrationError(f"{p}: cannot read calibration file ({e.strerror})") from None
+    except UnicodeDecodeError as e:
+        raise CalibrationError(f"{p}: not a UTF-8 text file (byte {e.start})") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
