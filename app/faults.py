@@ -214,6 +214,8 @@ class Injection:
     outcome: str = "undetected"
     first_report: int = -1  # index in FaultGame.reports when it fired
     detail: str = ""
+    variant: str = ""  # force a variant: camera_lost "long"/"short", homing_fail "stuck",
+    #                    power_cut "after_journal"/"mid_move"/"torn_write"
 
 
 @dataclass
@@ -234,7 +236,10 @@ class FaultGame:
 
     def __init__(self, seed: int, out: Path, faults: list[Injection], *, level: int = 1,
                  movetime_s: float = 0.02, max_plies: int = 30, switches: bool = True,
-                 cfg: RobotConfig | None = None) -> None:
+                 cfg: RobotConfig | None = None, say: Callable[[str], None] | None = None,
+                 bus: Any = None) -> None:
+        self.say = say or (lambda text: None)
+        self.bus = bus
         self.seed = seed
         self.rng = random.Random(seed)
         self.out = out
@@ -300,6 +305,7 @@ class FaultGame:
         inj.first_report = len(self.reports) + len(self.loop.recovery.reports if self.loop else [])
         if k == "camera_lost":
             long = r.random() < 0.10  # mostly USB glitches; sometimes a pulled cable
+            long = {"long": True, "short": False}.get(inj.variant, long)
             self.camera.outage_reads = r.randint(12, 30) if long else r.randint(1, 8)
         elif k == "camera_frozen":
             self.camera.frozen_reads = r.randint(8, 60)
@@ -327,8 +333,10 @@ class FaultGame:
             f.drop_at_carry_block = m.carry_blocks + r.randint(1, 3)
         elif k == "homing_fail":
             f.homing_failures = 1 if r.random() < 0.7 else r.randint(2, 3)
+            if inj.variant == "stuck":
+                f.homing_failures = 3
         elif k == "power_cut":
-            point = r.choice(["after_journal", "mid_move", "torn_write"])
+            point = inj.variant or r.choice(["after_journal", "mid_move", "torn_write"])
             self._cut = (point, 0)
             if point == "mid_move":
                 f.disconnect_at_block = m.blocks_done + r.randint(1, 5)
@@ -413,7 +421,7 @@ class FaultGame:
         loop = GameLoop(board, self.camera.read, lambda image: None, robot=self.robot,
                         engine=Engine(board, self.level, seed=self.seed + len(moves)), arm=arm,
                         policy=Policy.INSIST, movetime_s=self.movetime_s,
-                        max_plies=self.max_plies, journal=journal, say=lambda text: None,
+                        max_plies=self.max_plies, journal=journal, say=self.say, bus=self.bus,
                         truth=sim.truth, still=sim.record_still, crown=sim.crown,
                         stream=self.stream, recovery=options)
         loop.moves = list(moves)
