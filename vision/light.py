@@ -39,17 +39,27 @@ class LocalLight:
 
 def local_light(s: SquareSamples, ref_bgr: np.ndarray, probe_bgr: np.ndarray,
                 dark_bgr: np.ndarray, light_bgr: np.ndarray, max_offset: float = 200.0,
-                ) -> LocalLight:
+                trust_share: float = 0.35) -> LocalLight:
     """Fit gain and offset per playable square from its own and its neighbours' references."""
     n = len(s.playable)
     span = light_bgr - dark_bgr
     span2 = max(float(span @ span), 1.0)
     gain = np.ones(n)
     offset = np.zeros((n, 3))
+    tol = trust_share * float(np.sqrt(span2))
     for i, nb in enumerate(s.light_neighbours):
         d_obs = ref_bgr[i]
         if nb:
             l_obs = np.median(probe_bgr[list(nb)], axis=0)
+            a_light = float(l_obs.mean()) / max(float(light_bgr.mean()), 1.0)
+            # Corner patches a big or leaning piece covers do not show the square: trust them
+            # only when a dimming or a veil of added light, as seen on the light squares next
+            # to them, explains them.
+            dimmed = float(np.linalg.norm(d_obs - a_light * dark_bgr))
+            veiled = float(np.linalg.norm((d_obs - dark_bgr) - (l_obs - light_bgr)))
+            if min(dimmed, veiled) > tol:
+                gain[i] = float(np.clip(a_light, 0.3, 3.0))
+                continue
             a = float((l_obs - d_obs) @ span) / span2
         else:
             a = float(d_obs.mean()) / max(float(dark_bgr.mean()), 1.0)

@@ -100,7 +100,11 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     base_px = _to_lab(base_all)
     # How far bare dark squares stray from their mean (grain, noise, the light): a piece must
     # stand out of that, or out of a small share of the board's contrast, whichever is more.
-    ref_lab = _to_lab(light.correct_all(flat[s.ref]))
+    # (Only the two corner patches per square that looked bare, as for the light.)
+    ref_px = flat[s.ref].reshape(len(s.playable), 4, -1, 3)
+    ref_px = np.take_along_axis(ref_px, best[:, :, None, None], axis=1).reshape(
+        len(s.playable), -1, 3)
+    ref_lab = _to_lab(light.correct_all(ref_px))
     spread = float(np.percentile(np.linalg.norm(ref_lab - dark_lab, axis=2), 50))
     threshold = max(cfg.occupied_spread * spread, cfg.occupied_contrast * contrast)
     not_board = np.linalg.norm(base_px - dark_lab, axis=2) > threshold
