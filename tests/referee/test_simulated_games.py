@@ -90,3 +90,16 @@ def test_latency_with_a_flawless_camera() -> None:
     lat = sorted((e.frame - (m.hand_gone_frame - 1)) / fps
                  for e, m in zip(moves, script.moves, strict=True))
     assert lat[len(lat) // 2] <= 0.5
+
+
+@pytest.mark.parametrize("variant", ["international", "russian", "english", "italian"])
+def test_other_variants(variant: str) -> None:
+    script = script_game(2, variant, ScriptConfig(plies=10, irregularity_rate=0.4))
+    ref = referee_game(script)
+    assert [e.move for e in ref.events if e.type is EventType.MOVE] == [
+        m.text for m in script.moves]
+    missed, false = matches(script, ref)
+    assert missed == [] and false == []
+    if not script.variant.is_algebraic:  # events name squares by number in numeric variants
+        names = [n for e in ref.events for n in e.as_json(ref.board)["squares"]]  # type: ignore[union-attr]
+        assert names and all(str(n).isdigit() for n in names)
