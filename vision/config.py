@@ -39,12 +39,12 @@ class VisionConfig:
     min_pieces_for_height: int = 4
     height_percentile: float = 30.0
     # Profile lines along the view, at these offsets across it (squares).
-    line_offsets_sq: tuple[float, ...] = (-0.15, -0.1, -0.05, 0.0, 0.05, 0.1, 0.15)
+    line_offsets_sq: tuple[float, ...] = (-0.15, -0.075, 0.0, 0.075, 0.15)
+    profile_step_px: float = 1.0  # sampling step along profile lines
     max_offset_sq: float = 0.15  # how far across the view a piece may stand off-centre
     not_board_contrast: float = 0.3  # a profile pixel this far from the board is 'something'
     # Holes in a hidden run (ridges, a specular spot on a dark piece) bridged up to this length.
     max_gap_sq: float = 0.03
-    max_highlight_sq: float = 0.5
     highlight_delta: float = 40.0  # a highlight is this much lighter (0..255) than its piece
     # Occlusion: a colour far from board, both piece sets and local light (relative units).
     foreign_contrast: float = 0.45

@@ -25,114 +25,107 @@ from vision.sampling import SquareSamples
 
 
 def _ray_distance(x: np.ndarray, b: np.ndarray, lo: float, hi: float) -> np.ndarray:
-    """Distance from colours x (..., 3) to the segment {a*b : lo <= a <= hi}."""
-    bb = max(float(b @ b), 1e-6)
-    a = np.clip((x @ b) / bb, lo, hi)
+    """Distance from colours x (..., 3) to the segments {a*b : lo <= a <= hi}; b broadcasts."""
+    bb = np.maximum((b * b).sum(axis=-1), 1e-6)
+    a = np.clip((x * b).sum(axis=-1) / bb, lo, hi)
     return np.linalg.norm(x - a[..., None] * b, axis=-1)
 
 
 def piece_score(x: np.ndarray, piece_bgr: np.ndarray, board_bgr: np.ndarray) -> np.ndarray:
     """Positive where colour x is nearer the piece (any shade) than the board under it."""
-    d_piece = _ray_distance(x, piece_bgr, 0.2, 1.6)
-    bb = np.maximum((board_bgr * board_bgr).sum(axis=-1), 1e-6)
-    a = np.clip((x * board_bgr).sum(axis=-1) / bb, 0.25, 1.5)
-    d_board = np.linalg.norm(x - a[..., None] * board_bgr, axis=-1)
-    return d_board - d_piece
+    return _ray_distance(x, board_bgr, 0.25, 1.5) - _ray_distance(x, piece_bgr, 0.2, 1.6)
 
 
-def hidden_run_length(score: np.ndarray, t: np.ndarray, max_gap: int,
-                      bright: np.ndarray | None = None, max_bright: int = 0) -> float:
-    """Length (in t units) of the run of score > 0 around t = 0, bridging gaps up to
-    `max_gap` samples, and stretches of `bright` samples (a specular spot) up to `max_bright`;
-    its ends are placed where the score crosses zero (sub-pixel)."""
+def hidden_runs(score: np.ndarray, bright: np.ndarray, t: np.ndarray, max_gap: int,
+                ) -> np.ndarray:
+    """Per row, the length (t units) of the run of score > 0 around t = 0 (t: rows x T).
+
+    Gaps up to `max_gap` samples are bridged, and so are `bright` samples (a specular spot)
+    inside the run; the run's ends are the outermost samples that really look like piece,
+    placed where the score crosses zero (sub-pixel).
+    """
+    rows, n = score.shape
     seen = score > 0
-    if bright is None:
-        bright = np.zeros(len(seen), bool)
-    i0 = int(np.argmin(np.abs(t)))
-    if not seen[i0]:
-        lo_i = max(0, i0 - 3 * max_gap - 1)
-        near = np.flatnonzero(seen[lo_i:i0 + 3 * max_gap + 2])
-        if len(near) == 0:
-            return 0.0
-        i0 = lo_i + int(near[np.argmin(np.abs(lo_i + near - i0))])
-    lo = hi = i0
-    gap = shine = 0
-    j = i0
-    while j + 1 < len(seen) and gap <= max_gap and shine <= max_bright:
-        j += 1
-        if seen[j]:
-            hi, gap, shine = j, 0, 0
-        elif bright[j]:
-            shine += 1
-        else:
-            gap += 1
-    gap = shine = 0
-    j = i0
-    while j - 1 >= 0 and gap <= max_gap and shine <= max_bright:
-        j -= 1
-        if seen[j]:
-            lo, gap, shine = j, 0, 0
-        elif bright[j]:
-            shine += 1
-        else:
-            gap += 1
-    end, start = float(t[hi]), float(t[lo])
-    if hi + 1 < len(t):
-        a, b = float(score[hi]), float(score[hi + 1])
-        end += (t[hi + 1] - t[hi]) * a / max(a - b, 1e-6)
-    if lo > 0:
-        a, b = float(score[lo]), float(score[lo - 1])
-        start -= (t[lo] - t[lo - 1]) * a / max(a - b, 1e-6)
+    fill = (seen | bright).astype(np.uint8)
+    if max_gap > 0:
+        kernel = np.ones((1, 2 * max_gap + 1), np.uint8)
+        fill = cv2.morphologyEx(fill, cv2.MORPH_CLOSE, kernel, borderType=cv2.BORDER_REPLICATE)
+    i0 = np.argmin(np.abs(t), axis=1)[:, None]
+    idx = np.arange(n)[None, :]
+    zero = fill == 0
+    left = np.where(zero & (idx < i0), idx, -1).max(axis=1) + 1
+    right = np.where(zero & (idx > i0), idx, n).min(axis=1) - 1
+    lo = np.where(seen & (idx >= left[:, None]) & (idx <= i0), idx, n).min(axis=1)
+    hi = np.where(seen & (idx <= right[:, None]) & (idx >= i0), idx, -1).max(axis=1)
+    lo = np.where(lo >= n, i0[:, 0], lo)
+    hi = np.where(hi < 0, i0[:, 0], hi)
+    r = np.arange(rows)
+    end = t[r, hi]
+    nxt = np.minimum(hi + 1, n - 1)
+    a, b = score[r, hi], score[r, nxt]
+    ok = (hi + 1 < n) & (a > b)
+    end = end + np.where(ok, (t[r, nxt] - t[r, hi]) * a / np.maximum(a - b, 1e-6), 0.0)
+    prv = np.maximum(lo - 1, 0)
+    a, b = score[r, lo], score[r, prv]
+    ok = (lo > 0) & (a > b)
+    start = t[r, lo] - np.where(ok, (t[r, lo] - t[r, prv]) * a / np.maximum(a - b, 1e-6), 0.0)
     return end - start
 
 
-def run_lengths(image: np.ndarray, s: SquareSamples, i: int, light: LocalLight,
+def run_lengths(image: np.ndarray, s: SquareSamples, idx: np.ndarray, light: LocalLight,
                 piece_bgr: np.ndarray, background_bgr: np.ndarray, cfg: VisionConfig,
-                ) -> tuple[np.ndarray, float]:
-    """Hidden runs of square i: along the view on each profile line, and the widest across.
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Hidden runs of the squares `idx`: (P x lines) along the view, (P,) widest across.
 
-    `background_bgr` holds the dark square, light square and frame colours (3 x 3).
+    `piece_bgr` (P x 3) is each piece's colour; `background_bgr` holds the dark square, light
+    square and frame colours (3 x 3).  All pieces are read in one pass (one remap).
     """
-    out = []
-    for px, t, kind in ((s.line_px[i], s.line_t[i], s.line_light[i]),
-                        (s.cross_px[i], s.cross_t[i], s.cross_light[i])):
-        colours = cv2.remap(image, px[..., 0], px[..., 1], cv2.INTER_LINEAR,
-                            borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-        score = piece_score(light.correct(colours, i), piece_bgr,
-                            background_bgr[kind.astype(int)])
-        # The middle of the piece is piece whatever it looks like (a specular spot, a printed
-        # emblem): only the ends of the run carry information.
-        inner = cfg.pieces.radius_sq - cfg.max_offset_sq - 0.03
-        score[:, np.abs(t) < inner] = np.maximum(score[:, np.abs(t) < inner], 1.0)
-        step = max(float(t[1] - t[0]), 1e-6)
-        gap = max(2, int(round(cfg.max_gap_sq / step)))
-        shine = int(round(cfg.max_highlight_sq / step))
-        # A specular spot: much lighter than the piece and nearly grey.
-        lum = colours.mean(axis=-1)
-        chroma = colours.max(axis=-1) - colours.min(axis=-1)
-        bright = (lum > float(piece_bgr.mean()) + cfg.highlight_delta) & (chroma < 0.35 * lum)
-        out.append(np.array([hidden_run_length(row, t, gap, b, shine)
-                             for row, b in zip(score, bright, strict=True)]))
-    return out[0], float(out[1].max())
+    xy = s.prof_xy[idx]  # (P, R, T, 2)
+    p, rows, width, _ = xy.shape
+    flat_xy = xy.reshape(p * rows, width, 2)
+    colours = cv2.remap(image, flat_xy[..., 0], flat_xy[..., 1], cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    colours = colours.reshape(p, rows, width, 3)
+    corrected = (colours - light.offset[idx][:, None, None, :].astype(np.float32)) / \
+        light.light_gain_of(idx)[:, None, None, None].astype(np.float32)
+    kind = s.prof_kind[idx]
+    bg = np.concatenate([background_bgr, background_bgr[:1]]).astype(np.float32)[kind]
+    score = piece_score(corrected, piece_bgr[:, None, None, :].astype(np.float32), bg)
+    t = s.prof_t[idx]
+    score = np.where(kind == 3, -1.0, score)
+    # The middle of the piece is piece whatever it looks like (a specular spot, a printed
+    # emblem): only the ends of the run carry information.
+    inner = cfg.pieces.radius_sq - cfg.max_offset_sq - 0.03
+    score = np.where(np.abs(t) < inner, np.maximum(score, 1.0), score)
+    step = max(float(t[0, 0, 1] - t[0, 0, 0]), 1e-6)
+    gap = max(2, int(round(cfg.max_gap_sq / step)))
+    # A specular spot: much lighter than the piece and nearly grey.
+    lum = colours.mean(axis=-1)
+    chroma = colours.max(axis=-1) - colours.min(axis=-1)
+    bright = (lum > piece_bgr.mean(axis=1)[:, None, None] + cfg.highlight_delta) & \
+        (chroma < 0.35 * lum)
+    runs = hidden_runs(score.reshape(p * rows, width), bright.reshape(p * rows, width),
+                       t.reshape(p * rows, width), gap).reshape(p, rows)
+    return runs[:, :s.n_along], runs[:, s.n_along:].max(axis=1)
 
 
-def fit_lean(along: np.ndarray, offsets: np.ndarray, radius: float, max_shift: float,
-             ) -> float:
-    """Lean (squares) of the top face from the along-view runs of parallel profile lines.
+def fit_lean(along: np.ndarray, offsets: np.ndarray, radius: np.ndarray, max_shift: float,
+             ) -> np.ndarray:
+    """Lean (squares) of each piece's top face from its along-view runs (P x lines).
 
     A piece of radius R shifted by o across the view hides, on the line at offset b, a run of
     2*sqrt(R^2 - (b - o)^2) + lean.  The shift is searched; the lean is the median residual,
     so one line spoiled by a ridge or a neighbour does not decide.
     """
-    best_cost, best_lean = np.inf, 0.0
-    for o in np.linspace(-max_shift, max_shift, 13):
-        chord = 2 * np.sqrt(np.maximum(radius ** 2 - (offsets - o) ** 2, 0.0))
-        resid = along - chord
-        lean = float(np.median(resid))
-        cost = float(np.abs(resid - lean).sum())
-        if cost < best_cost:
-            best_cost, best_lean = cost, lean
-    return best_lean
+    shifts = np.linspace(-max_shift, max_shift, 13)
+    r = np.asarray(radius, np.float64)[:, None, None]
+    chord = 2 * np.sqrt(np.maximum(r ** 2 - (offsets[None, None, :] - shifts[None, :, None])
+                                   ** 2, 0.0))  # (P, K, lines)
+    resid = along[:, None, :] - chord
+    lean = np.median(resid, axis=2)  # (P, K)
+    cost = np.abs(resid - lean[..., None]).sum(axis=2)
+    best = np.argmin(cost, axis=1)
+    return lean[np.arange(len(lean)), best]
 
 
 def decide_kings(along: dict[int, np.ndarray], across: dict[int, float], s: SquareSamples,
@@ -155,8 +148,10 @@ def decide_kings(along: dict[int, np.ndarray], across: dict[int, float], s: Squa
         widths = [w for i, w in across.items() if groups[i] == g]
         radius[g] = 0.5 * float(np.median(widths))
     offsets = np.array(cfg.line_offsets_sq)
-    excess = {i: fit_lean(a, offsets, radius[groups[i]], cfg.max_offset_sq)
-              for i, a in along.items()}
+    keys = list(along)
+    leans = fit_lean(np.array([along[i] for i in keys]), offsets,
+                     np.array([radius[groups[i]] for i in keys]), cfg.max_offset_sq)
+    excess = dict(zip(keys, leans.tolist(), strict=True))
     height = cfg.pieces.height_sq
     bias = 0.0
     lean = s.unit_lean

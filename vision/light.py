@@ -28,6 +28,10 @@ class LocalLight:
         """True colour of pixels seen on playable square i."""
         return (bgr - self.offset[i]) / self.gain[i]
 
+    def light_gain_of(self, idx: np.ndarray) -> np.ndarray:
+        """Gains of the playable squares `idx`."""
+        return self.gain[idx]
+
     def correct_all(self, bgr: np.ndarray) -> np.ndarray:
         """(S, P, 3) samples of every playable square."""
         return (bgr - self.offset[:, None, :]) / self.gain[:, None, None]
@@ -44,39 +48,29 @@ def local_light(s: SquareSamples, ref_bgr: np.ndarray, probe_bgr: np.ndarray,
     n = len(s.playable)
     span = light_bgr - dark_bgr
     span2 = max(float(span @ span), 1.0)
-    gain = np.ones(n)
-    offset = np.zeros((n, 3))
     tol = trust_share * float(np.sqrt(span2))
-    for i, nb in enumerate(s.light_neighbours):
-        d_obs = ref_bgr[i]
-        if nb:
-            l_obs = np.median(probe_bgr[list(nb)], axis=0)
-            a_light = float(l_obs.mean()) / max(float(light_bgr.mean()), 1.0)
-            # Corner patches a big or leaning piece covers do not show the square: trust them
-            # only when a dimming or a veil of added light, as seen on the light squares next
-            # to them, explains them.
-            dimmed = float(np.linalg.norm(d_obs - a_light * dark_bgr))
-            veiled = float(np.linalg.norm((d_obs - dark_bgr) - (l_obs - light_bgr)))
-            if min(dimmed, veiled) > tol:
-                gain[i] = float(np.clip(a_light, 0.3, 3.0))
-                continue
-            a = float((l_obs - d_obs) @ span) / span2
-        else:
-            a = float(d_obs.mean()) / max(float(dark_bgr.mean()), 1.0)
-        a = float(np.clip(a, 0.3, 3.0))
-        gain[i] = a
-        offset[i] = np.clip(d_obs - a * dark_bgr, -max_offset, max_offset)
-    lg = np.ones(len(s.light))
-    lo = np.zeros((len(s.light), 3))
-    acc_g = np.zeros(len(s.light))
-    acc_o = np.zeros((len(s.light), 3))
-    cnt = np.zeros(len(s.light))
-    for i, nb in enumerate(s.light_neighbours):
-        for j in nb:
-            acc_g[j] += gain[i]
-            acc_o[j] += offset[i]
-            cnt[j] += 1
-    has = cnt > 0
-    lg[has] = acc_g[has] / cnt[has]
-    lo[has] = acc_o[has] / cnt[has, None]
+    # Neighbour matrix: playable square x light square (1 where they share an edge).
+    nb = np.zeros((n, len(s.light)))
+    for i, js in enumerate(s.light_neighbours):
+        nb[i, list(js)] = 1.0
+    count = nb.sum(axis=1)
+    has_nb = count > 0
+    l_obs = (nb @ probe_bgr) / np.maximum(count, 1.0)[:, None]
+    d_obs = ref_bgr
+    a_light = l_obs.mean(axis=1) / max(float(light_bgr.mean()), 1.0)
+    a_fit = ((l_obs - d_obs) @ span) / span2
+    a_plain = d_obs.mean(axis=1) / max(float(dark_bgr.mean()), 1.0)
+    # Corner patches a big or leaning piece covers do not show the square: trust them only
+    # when a dimming or a veil of added light, as seen on the light squares next to them,
+    # explains them.
+    dimmed = np.linalg.norm(d_obs - a_light[:, None] * dark_bgr, axis=1)
+    veiled = np.linalg.norm((d_obs - dark_bgr) - (l_obs - light_bgr), axis=1)
+    trusted = ~has_nb | (np.minimum(dimmed, veiled) <= tol)
+    gain = np.where(has_nb, np.where(trusted, a_fit, a_light), a_plain)
+    gain = np.clip(gain, 0.3, 3.0)
+    offset = np.where(trusted[:, None], np.clip(d_obs - gain[:, None] * dark_bgr, -max_offset,
+                                                max_offset), 0.0)
+    lcount = nb.sum(axis=0)
+    lg = np.where(lcount > 0, (nb.T @ gain) / np.maximum(lcount, 1.0), 1.0)
+    lo = (nb.T @ offset) / np.maximum(lcount, 1.0)[:, None]
     return LocalLight(gain, offset, lg, lo)

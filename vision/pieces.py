@@ -177,11 +177,12 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     background = np.stack([dark_bgr, light_bgr, frame_bgr])
     along: dict[int, np.ndarray] = {}
     across: dict[int, float] = {}
-    for i in idx:
-        sel = not_board[i]
-        piece_bgr = base_all[i][sel].mean(axis=0) if sel.any() else dark_bgr
-        along[int(i)], across[int(i)] = run_lengths(img, s, int(i), light, piece_bgr,
-                                                    background, cfg)
+    if len(idx):
+        piece_cols = np.array([base_all[i][not_board[i]].mean(axis=0) if not_board[i].any()
+                               else dark_bgr for i in idx])
+        runs_along, runs_across = run_lengths(img, s, idx, light, piece_cols, background, cfg)
+        along = {int(i): runs_along[k] for k, i in enumerate(idx)}
+        across = {int(i): float(runs_across[k]) for k, i in enumerate(idx)}
     king, king_conf, _ = decide_kings(along, across, s, cfg, is_white.astype(int))
 
     # -- occlusion -------------------------------------------------------------------------------

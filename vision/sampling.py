@@ -37,13 +37,13 @@ class SquareSamples:
     base: np.ndarray  # (S, P) flat pixel indices
     top: np.ndarray  # (S, P)
     ref: np.ndarray  # (S, R)
-    line_px: tuple[np.ndarray, ...]  # per playable square: (lines, T, 2) sub-pixel x, y
-    line_t: tuple[np.ndarray, ...]  # (T,) position along the line, squares from the centre
-    line_light: tuple[np.ndarray, ...]  # (lines, T) 0 dark square, 1 light square, 2 frame
+    # Profile rows per playable square: the lines along the view (one per `line_offsets_sq`),
+    # then three across it; padded to one width.
+    prof_xy: np.ndarray  # (S, rows, T, 2) sub-pixel x, y
+    prof_t: np.ndarray  # (S, rows, T) position along the row, squares from the centre
+    prof_kind: np.ndarray  # (S, rows, T) 0 dark square, 1 light square, 2 frame, 3 padding
+    n_along: int
     expected_length: tuple[tuple[float, float], ...]  # hidden run length for a man, a king
-    cross_px: tuple[np.ndarray, ...]  # (3, T', 2) profile lines across the view direction
-    cross_t: tuple[np.ndarray, ...]
-    cross_light: tuple[np.ndarray, ...]
     unit_lean: np.ndarray  # (S,) extra hidden length per unit of piece height (squares)
     frame: np.ndarray  # flat pixel indices of points on the frame just outside the grid
     probe: np.ndarray  # (L, Q)
@@ -110,9 +110,9 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
 
     side_px = float(np.mean([np.linalg.norm(pose.corners_px[i] - pose.corners_px[(i + 1) % 4])
                              for i in range(4)])) / n
-    step = 0.8 / max(side_px, 8.0)  # a little under one pixel
-    lines_px, lines_t, lines_light, expect = [], [], [], []
-    cross_px, cross_t, cross_light, unit_lean = [], [], [], []
+    step = cfg.profile_step_px / max(side_px, 8.0)
+    rows_xy, rows_t, expect, unit_lean = [], [], [], []
+    offsets = cfg.line_offsets_sq
     for f, r in geo_playable:
         c = np.array([f + 0.5, r + 0.5])
         away = c - cam[:2]
@@ -120,20 +120,31 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
         away = away / dist if dist > 1e-6 else np.array([0.0, 1.0])
         side = np.array([-away[1], away[0]])
         deltas = [hh * (dist + rad) / max(cam[2] - hh, 1e-6) for hh in (hgt, 2 * hgt)]
-        t = np.arange(-rad - 0.3, rad + deltas[1] + 0.3, step)
-        pts = np.vstack([c + np.outer(t, away) + b * side for b in cfg.line_offsets_sq])
-        lines_px.append(pose.project(np.column_stack([pts, np.zeros(len(pts))])).astype(
-            np.float32).reshape(len(cfg.line_offsets_sq), len(t), 2))
-        lines_t.append(t)
-        lines_light.append(_background_kind(pts, n).reshape(len(cfg.line_offsets_sq), len(t)))
         expect.append((2 * rad + deltas[0], 2 * rad + deltas[1]))
         unit_lean.append((dist + rad) / max(cam[2], 1e-6))
-        tc = np.arange(-rad - 0.3, rad + 0.3, step)
-        cpts = np.vstack([c + np.outer(tc, side) + a * away for a in (-0.1, 0.0, 0.1)])
-        cross_px.append(pose.project(np.column_stack([cpts, np.zeros(len(cpts))])).astype(
-            np.float32).reshape(3, len(tc), 2))
-        cross_t.append(tc)
-        cross_light.append(_background_kind(cpts, n).reshape(3, len(tc)))
+        t_along = np.arange(-rad - 0.3, rad + deltas[1] + 0.3, step)
+        t_across = np.arange(-rad - 0.3, rad + 0.3, step)
+        for b in offsets:
+            rows_t.append(t_along)
+            rows_xy.append(c + np.outer(t_along, away) + b * side)
+        for a in (-0.1, 0.0, 0.1):
+            rows_t.append(t_across)
+            rows_xy.append(c + np.outer(t_across, side) + a * away)
+    width = max(len(t) for t in rows_t)
+    per_square = len(offsets) + 3
+    prof_xy = np.zeros((len(rows_t), width, 2), np.float32)
+    prof_t = np.zeros((len(rows_t), width), np.float64)
+    prof_kind = np.full((len(rows_t), width), 3, np.int8)  # 3: padding
+    for k, (t, pts) in enumerate(zip(rows_t, rows_xy, strict=True)):
+        m = len(t)
+        prof_xy[k, :m] = pose.project(np.column_stack([pts, np.zeros(m)]))
+        prof_xy[k, m:] = prof_xy[k, m - 1]
+        prof_t[k, :m] = t
+        prof_t[k, m:] = t[-1] + step * np.arange(1, width - m + 1)
+        prof_kind[k, :m] = _background_kind(pts, n)
+    prof_xy = prof_xy.reshape(len(geo_playable), per_square, width, 2)
+    prof_t = prof_t.reshape(len(geo_playable), per_square, width)
+    prof_kind = prof_kind.reshape(len(geo_playable), per_square, width)
 
     probes = []
     q = np.linspace(-0.2, 0.2, 3)
@@ -187,9 +198,8 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
 
     return SquareSamples(n, image_size, tuple(geo_playable), tuple(light),
                          _flat_index(base_px, image_size), _flat_index(top_px, image_size),
-                         _flat_index(ref_px, image_size), tuple(lines_px), tuple(lines_t),
-                         tuple(lines_light), tuple(expect), tuple(cross_px), tuple(cross_t),
-                         tuple(cross_light), np.array(unit_lean), frame_idx,
+                         _flat_index(ref_px, image_size), prof_xy, prof_t, prof_kind,
+                         len(offsets), tuple(expect), np.array(unit_lean), frame_idx,
                          _flat_index(probe_px, image_size), tuple(neighbours), corner_dark,
                          corner_light, square_corners, side_px)
 
