@@ -90,7 +90,9 @@ class Referee:
         # INSIST after touch-move: the move must start from one of these squares.
         self.must_play: frozenset[int] = frozenset()
         self._previous: list[Board] = []  # positions before each accepted move (take-backs)
-        self._phantoms: dict[int, str] = {}  # square -> colour it misreads as
+        self._phantoms: dict[int, str] = {}  # square -> what it misreads as (colour, "empty")
+        self._stuck_once = False
+        self._hand_seen = False  # no hand yet: the board is as it was set up
         self._baseline_displaced: frozenset[int] = frozenset()
         self._new_turn(frozenset())
 
@@ -127,6 +129,7 @@ class Referee:
     def see(self, obs: Observation) -> None:
         """Note pieces lifted (square seen empty while a hand is about) or pushed off-centre."""
         board = self.board
+        self._hand_seen = self._hand_seen or obs.hand
         for sq, piece in board.piece_map().items():
             seen = obs.piece_at(sq)
             if (seen is not None and seen.color is piece.color
@@ -136,7 +139,7 @@ class Referee:
             return
         marks: set[tuple[int, str]] = set()
         for sq, piece in board.piece_map().items():
-            if not obs.is_known(sq, self.config.min_confidence):
+            if not obs.is_known(sq, self.config.min_confidence) or sq in self._phantoms:
                 continue
             seen = obs.piece_at(sq)
             if seen is None and obs.hand:
@@ -207,6 +210,25 @@ class Referee:
             if self._timeout_due(obs.time_s):
                 return self._emit(self._finish_pending(obs))
             return out
+        if not self.record and not self._previous and not self._stuck_once \
+                and not self._hand_seen:
+            # The first still board disagrees with the start position and no move explains it:
+            # for a scorer given the start, the camera misreads these squares (glare, a piece
+            # set it confuses).  Say so once, and judge without them while they read so.
+            self._stuck_once = True
+            g = self.board.geometry
+            diff = g.squares_of(changes(self.board, view))
+            for sq in diff:
+                m = g.mask_of[sq]
+                self._phantoms[sq] = ("white" if view.white & m else
+                                      "black" if view.black & m else "empty")
+            self._last_read = None
+            first = self._unreadable(view, readings, obs)
+            event = RefereeEvent(
+                EventType.UNREADABLE, obs.frame, obs.time_s, "", tuple(diff),
+                "the first still board differs from the start position, ignored while it "
+                "reads so: " + (first[0].detail.split("; ", 1)[-1] if first else ""))
+            return self._emit([event]) + self.read(obs)
         phantom = self._find_phantom(view)
         if phantom is not None:
             sq, color = phantom
@@ -225,7 +247,10 @@ class Referee:
         known, white, black = view.known, view.white, view.black
         for sq, color in list(self._phantoms.items()):
             m = g.mask_of[sq]
-            if (white if color == "white" else black) & m:
+            now = "white" if white & m else "black" if black & m else "empty"
+            if not known & m:
+                continue
+            if now == color:
                 known, white, black = known & ~m, white & ~m, black & ~m
             else:
                 del self._phantoms[sq]

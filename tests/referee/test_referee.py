@@ -480,3 +480,18 @@ def test_slow_removal_is_not_called_while_it_goes_on() -> None:
     run.still(without(landed, "d4 f6"))
     assert run.types() == ["move"]
     assert run.moves() == ["c3xg7"]
+
+
+def test_squares_misread_from_the_start_are_ignored_while_they_read_so() -> None:
+    # Before any hand, the camera reads h2 as black and a1 as empty (a piece set it confuses,
+    # say).  The referee says so once and still judges g3-h4; when a1 reads right it is trusted.
+    run = Run()
+    wrong = START.placement()
+    wrong.set_piece_at(sq("h2"), Piece.BLACK_MAN)
+    wrong.set_piece_at(sq("a1"), None)
+    run.still(wrong)
+    assert run.types() == ["unreadable"]
+    assert names(run.events[0].squares) == {"h2", "a1"}
+    run.play(wrong, moved(wrong, "g3", "h4"), "g3", "h4")
+    assert run.types() == ["unreadable", "move"]
+    assert run.moves() == ["g3-h4"]
