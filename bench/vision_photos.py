@@ -18,12 +18,19 @@ def main() -> int:
     folder = Path(sys.argv[1] if len(sys.argv) > 1 else "/work/shared/photos")
     labels = json.loads((folder / "labels.json").read_text())
     damas = Path(sys.executable).with_name("damas")
+    for mode in ("corners from labels.json", "board found automatically"):
+        print(f"-- {mode}")
+        run(folder, labels, damas, with_corners=mode.startswith("corners"))
+    return 0
+
+
+def run(folder: Path, labels: dict, damas: Path, with_corners: bool) -> None:
     total = right = 0
     for item in labels["images"]:
         variant = "international" if item["grid"] == 10 else "brazilian"
-        corners = " ".join(f"{x},{y}" for x, y in item["corners"])
-        cmd = [str(damas), "detect", str(folder / item["file"]), "--variant", variant,
-               "--corners", corners, "--json"]
+        cmd = [str(damas), "detect", str(folder / item["file"]), "--variant", variant, "--json"]
+        if with_corners:
+            cmd += ["--corners", " ".join(f"{x},{y}" for x, y in item["corners"])]
         res = subprocess.run(cmd, capture_output=True, text=True)
         if res.returncode != 0:
             print(f"{item['file']}: exit {res.returncode}: {res.stderr.strip()}")
@@ -41,7 +48,6 @@ def main() -> int:
               f"({100 * (n - len(errors)) / n:.1f}%)  errors: {' '.join(errors) or 'none'}")
     if total:
         print(f"all photos: {right}/{total} squares right ({100 * right / total:.1f}%)")
-    return 0
 
 
 if __name__ == "__main__":

@@ -67,6 +67,7 @@ class BoardObserver:
         self.fixed_corners = None if corners_px is None else np.asarray(corners_px, np.float64)
         self._located: Located | None = None
         self._located_key: tuple[object, ...] | None = None
+        self._auto = False
 
     @property
     def grid(self) -> int:
@@ -95,22 +96,49 @@ class BoardObserver:
     def locate(self, image: np.ndarray) -> Located:
         h, w = image.shape[:2]
         key: tuple[object, ...] = (w, h)
-        if self._located is not None and self._located_key == key and (
-                self.fixed_corners is not None or (self.calibration is not None
-                                                   and self.calibration.board is not None)):
+        # The camera is fixed: a board found once (however) stays found; `forget_board()`
+        # starts over when the camera or the board was moved.
+        if self._located is not None and self._located_key == key:
             return self._located
         corners, conf = self._corners_for(image)
-        check_in_view(corners, (w, h))
-        pose = pose_from_corners(corners, self.grid, (w, h), self._intrinsics())
-        samples = build_samples(pose, (w, h), self.cfg)
-        located = Located(pose, samples, conf)
+        located = self._plan(corners, conf, (w, h))
         self._located, self._located_key = located, key
+        self._auto = self.fixed_corners is None and (self.calibration is None
+                                                     or self.calibration.board is None)
         return located
+
+    def _plan(self, corners: np.ndarray, conf: float, size: tuple[int, int]) -> Located:
+        check_in_view(corners, size)
+        pose = pose_from_corners(corners, self.grid, size, self._intrinsics())
+        return Located(pose, build_samples(pose, size, self.cfg), conf)
+
+    def forget_board(self) -> None:
+        self._located = None
+        self._located_key = None
 
     def observe(self, image: np.ndarray) -> BoardObservation:
         located = self.locate(image)
         verdicts = classify(image, located.samples, self.cfg, self._colours())
+        if getattr(self, "_auto", False):
+            # A board found without help is symmetric under a half turn (a1 and the opposite
+            # corner are both dark): White's side is where the lighter pieces stand.
+            self._auto = False
+            if self._white_on_far_side(verdicts):
+                corners = np.roll(located.pose.corners_px, 2, axis=0)
+                located = self._plan(corners, located.confidence, image.shape[1::-1])
+                self._located = located
+                verdicts = classify(image, located.samples, self.cfg, self._colours())
         return self._to_observation(verdicts, located)
+
+    def _white_on_far_side(self, v: SquareVerdicts) -> bool:
+        ranks = {True: [], False: []}  # type: dict[bool, list[int]]
+        for sq, code in enumerate(v.labels):
+            if int(code) in _PIECE_OF:
+                ranks[_PIECE_OF[int(code)].color.value == "white"].append(
+                    sq // (self.grid // 2))
+        if not ranks[True] or not ranks[False]:
+            return False
+        return float(np.mean(ranks[True])) > float(np.mean(ranks[False])) + 0.5
 
     def _to_observation(self, v: SquareVerdicts, located: Located) -> BoardObservation:
         board = BaseBoard.empty(self.variant)
