@@ -6,7 +6,8 @@ against the simulated person), publishing every move to the `EventBus` served by
 on 127.0.0.1, games one after another.  It plays first with no client, then with N websocket
 spectators in another process (`web_load.spectators`, as phones are other machines).
 
-Prints the game's pace (wall seconds per ply) and the publisher's `set_position` latency
+Prints the game's pace (mean wall seconds per ply: the simulated person plays at once, the
+robot thinks `--movetime`) and the publisher's `set_position` latency
 without and with the clients, and whether every client saw every move of every game (each
 client's last state of a game lists all of that game's moves).
 
@@ -38,10 +39,13 @@ GAME_PAUSE_S = 1.0
 class GamePublisher:
     """Simulated games through the real game loop, one after another, for `seconds`."""
 
-    def __init__(self, bus: EventBus, seed: int, movetime_s: float = 0.1) -> None:
+    def __init__(self, bus: EventBus, seed: int, movetime_s: float = 0.2,
+                 think_s: float = 0.2, max_plies: int = 60) -> None:
         self.bus = bus
         self.seed = seed
         self.movetime_s = movetime_s
+        self.think_s = think_s  # the simulated person's thinking time before each move
+        self.max_plies = max_plies
         self.games: dict[int, list[str]] = {}  # game_id -> the moves the loop played
         self.latencies_s: list[float] = []
         self.ply_s: list[float] = []  # wall time between successive published moves
@@ -86,11 +90,10 @@ class GamePublisher:
                 loop = GameLoop(board, sim.read, lambda image: None, robot=human.other,
                                 engine=Engine(board, 1, seed=n), arm=arm,
                                 policy=Policy.INSIST, movetime_s=self.movetime_s,
-                                max_plies=60, bus=bus, truth=sim.truth,
+                                max_plies=self.max_plies, bus=bus, truth=sim.truth,
                                 still=sim.record_still, crown=sim.crown,
                                 stream=OracleStream(sim.world, sim.variant))
-                sim.idle = lambda s=sim, lp=loop: (s.table.wait(0.4) if lp.recovering
-                                                   else s.human.act(lp.referee))
+                sim.idle = lambda s=sim, lp=loop: self._idle(s, lp)
                 last[0] = time.monotonic()
                 loop.run()
             self.games[gid] = list(loop.moves)
@@ -100,13 +103,23 @@ class GamePublisher:
         bus.set_position = set_position  # type: ignore[method-assign]
 
 
+    def _idle(self, sim: Any, loop: Any) -> None:
+        if loop.recovering:
+            sim.table.wait(0.4)
+            return
+        played = sim.human.played_ply
+        sim.human.act(loop.referee)
+        if sim.human.played_ply != played:
+            time.sleep(self.think_s)  # (the frames of the move are read after this)
+
+
 def run(clients: int, seconds: float, baseline_s: float, seed: int = 1,
-        movetime_s: float = 0.1) -> dict[str, Any]:
+        movetime_s: float = 0.2, think_s: float = 0.2, max_plies: int = 60) -> dict[str, Any]:
     """Both phases; returns the figures (the test uses this with small numbers)."""
     bus = EventBus()
     server = WebServer(bus, "127.0.0.1", 0, "bench").start_in_thread()
     try:
-        alone = GamePublisher(bus, seed, movetime_s)
+        alone = GamePublisher(bus, seed, movetime_s, think_s, max_plies)
         alone.run(baseline_s)
         ctx = mp.get_context("spawn")
         ready, stop = ctx.Event(), ctx.Event()
@@ -117,7 +130,7 @@ def run(clients: int, seconds: float, baseline_s: float, seed: int = 1,
         if not ready.wait(90):
             proc.kill()
             raise RuntimeError("spectators did not connect")
-        crowd = GamePublisher(bus, seed + 1, movetime_s)
+        crowd = GamePublisher(bus, seed + 1, movetime_s, think_s, max_plies)
         crowd.run(seconds)
         time.sleep(1.0)  # the last state reaches the slowest clients
         stop.set()
@@ -138,19 +151,22 @@ def main() -> int:
     ap.add_argument("--clients", type=int, default=200)
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--baseline-seconds", type=float, default=15.0)
-    ap.add_argument("--movetime", type=float, default=0.1, help="robot's seconds per move")
+    ap.add_argument("--movetime", type=float, default=0.2, help="robot's seconds per move")
+    ap.add_argument("--think", type=float, default=0.2, help="person's seconds per move")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     if args.clients < 1 or args.seconds <= 0:
         ap.error("--clients >= 1 and --seconds > 0")
-    out = run(args.clients, args.seconds, args.baseline_seconds, args.seed, args.movetime)
+    out = run(args.clients, args.seconds, args.baseline_seconds, args.seed, args.movetime,
+              args.think)
     alone, crowd = out["alone"], out["crowd"]
     for name, pub in (("without clients", alone), (f"with {args.clients} clients", crowd)):
         print(summary(f"{name}: set_position", pub.latencies_s))
         if pub.ply_s:
-            print(f"{name}: game pace median_s_per_ply {statistics.median(pub.ply_s):.3f} "
-                  f"over {len(pub.ply_s)} plies in {len(pub.games)} games")
-    slow = statistics.median(crowd.ply_s) / statistics.median(alone.ply_s)
+            print(f"{name}: game pace mean_s_per_ply {statistics.mean(pub.ply_s):.4f} "
+                  f"(median {statistics.median(pub.ply_s):.4f}) over {len(pub.ply_s)} plies "
+                  f"in {len(pub.games)} games")
+    slow = statistics.mean(crowd.ply_s) / statistics.mean(alone.ply_s)
     print(f"pace ratio (with / without clients) {slow:.2f}")
     ok = len(out["results"]) == args.clients and out["missing"] == 0
     print(f"clients reporting {len(out['results'])}/{args.clients}; every client saw every "

@@ -25,14 +25,15 @@ def _bench() -> object:
 
 def test_fifty_spectators_see_every_move_of_a_running_game() -> None:
     bench = _bench()
-    out = bench.run(clients=50, seconds=5.0, baseline_s=3.0)  # type: ignore[attr-defined]
+    out = bench.run(clients=50, seconds=5.0, baseline_s=3.0,  # type: ignore[attr-defined]
+                    movetime_s=0.1, think_s=0.1, max_plies=16)
     alone, crowd = out["alone"], out["crowd"]
     assert crowd.games and all(len(m) > 0 for m in crowd.games.values())
     assert len(out["results"]) == 50  # every spectator connected and reported
     assert out["missing"] == 0  # each one's last state of each game lists all its moves
     assert all(r["prefix_ok"] for r in out["results"])  # never a move list that went back
     # not slowed: the loop's pace and its publishing call stay in the same range
-    pace = statistics.median(crowd.ply_s) / statistics.median(alone.ply_s)
-    assert pace < 3.0, pace
+    pace = statistics.mean(crowd.ply_s) / statistics.mean(alone.ply_s)
+    assert pace < 1.5, pace
     p99 = sorted(crowd.latencies_s)[int(0.99 * (len(crowd.latencies_s) - 1))]
     assert p99 < 0.05, p99
