@@ -444,7 +444,7 @@ class FaultGame:
             finally:
                 game._sync_fired(fired_before)
 
-        arm.play = robot_move  # type: ignore[method-assign]
+        arm.play = robot_move  # type: ignore[method-assign,assignment]
         self._wrap_journal(journal)
         sim.idle = self._idle
         return loop

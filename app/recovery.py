@@ -439,6 +439,8 @@ class Recovery:
                 except GantryError as e:
                     self.gantry_fault(e)
             for _ in range(opts.repair_attempts):
+                if stacks is None:
+                    break
                 fixes = self._repair_once(expected, stacks)
                 if fixes is None:
                     break

@@ -85,8 +85,10 @@ def plan_repair(expected: BaseBoard, seen: Sequence[SeenStack], config: RobotCon
     frame = cfg.board.border_mm
     slots = cfg.tray.capture_slots
     spares = cfg.tray.spare_white + cfg.tray.spare_black
-    pl = _Planner(expected, cfg, TrayState((0,) * len(slots), (0,) * len(cfg.tray.spare_white),
-                                           (0,) * len(cfg.tray.spare_black)), start)
+    # (the planner only reads the placement and square names of the board it is given)
+    empty_tray = TrayState((0,) * len(slots), (0,) * len(cfg.tray.spare_white),
+                           (0,) * len(cfg.tray.spare_black))
+    pl = _Planner(expected, cfg, empty_tray, start)  # type: ignore[arg-type]
     centres = {sq: square_centre_mm(expected, sq, s) for sq in expected.squares}
     anchors = list(centres.values()) + list(slots) + list(spares)
     # A stack within the tolerance of a square centre or a tray spot is taken to stand on it

@@ -84,7 +84,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
             devices = open_devices(config, board)
             loop = _real_loop(config, board, robot, seed, args, journal, moves, devices)
-        result = loop.run()
+        result = loop.run(check_board=args.resume)  # a power cut may have stopped a move
     except TableError as e:
         raise OSError(str(e)) from None
     finally:
@@ -146,7 +146,9 @@ def _sim_loop(config: Config, board: Board, robot: Color, seed: int, args: Any, 
                     still=sim.record_still, crown=sim.crown,
                     stream=None if rendered else OracleStream(sim.world, sim.variant))
     loop.moves = list(moves)
-    sim.idle = lambda: sim.human.act(loop.referee)
+    # (nobody plays while the loop checks or repairs the board after its move)
+    sim.idle = lambda: (sim.table.wait(0.4) if loop.recovering
+                        else sim.human.act(loop.referee))
     return loop
 
 

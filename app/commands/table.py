@@ -126,7 +126,9 @@ def play_demo_game(game: int, seed: int, args: argparse.Namespace, bus: Any, out
                         max_plies=args.max_plies, journal=journal, bus=bus, say=say,
                         truth=sim.truth, still=sim.record_still, crown=sim.crown,
                         stream=stream)
-        sim.idle = lambda: sim.human.act(loop.referee)
+        # (nobody plays while the loop checks or repairs the board after its move)
+        sim.idle = lambda: (sim.table.wait(0.4) if loop.recovering
+                            else sim.human.act(loop.referee))
         try:
             result = loop.run()
         except TableError as e:
