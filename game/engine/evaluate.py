@@ -31,8 +31,6 @@ class EvalWeights:
     king: int = 310  # a flying king is worth about three men (RULES.md s.1 "king ≈ 3 men")
     short_king: int = 160  # a king that moves one square (English, Italian)
     advance: tuple[int, ...] = (0, 2, 5, 9, 13, 19, 30)
-    # extra advancement once half the men are gone: the race to crown decides endings
-    endgame_advance: tuple[int, ...] = (0, 0, 2, 5, 10, 18, 32)
     back_rank: int = 8  # men still guarding their own crowning row keep enemy men out
     centre: int = 5
     edge: int = -4
@@ -98,21 +96,10 @@ def make_evaluator(variant: Variant, weights: EvalWeights = DEFAULT_WEIGHTS) -> 
             v += wt.edge
         return v
 
-    def end_value(sq: int, white: bool) -> int:
-        r = geo.coords[sq][1] if white else h_ - 1 - geo.coords[sq][1]
-        return 0 if r == h_ - 1 else wt.endgame_advance[r * 6 // (h_ - 2)]
-
     twm = _chunk_tables(geo, lambda s: man_value(s, True))
     tbm = _chunk_tables(geo, lambda s: man_value(s, False))
-    twe = _chunk_tables(geo, lambda s: end_value(s, True))
-    tbe = _chunk_tables(geo, lambda s: end_value(s, False))
     tk = _chunk_tables(geo, king_value_at)
-    def shifts_of(n: int) -> tuple[int, ...]:
-        return tuple(i * (geo.width + 1) for i in range(n))
-
-    shifts = shifts_of(len(twm))
-    end_parts = tuple(zip(shifts, twe, tbe, strict=True))
-    endgame_men = variant.men_per_side
+    shifts = tuple(i * (geo.width + 1) for i in range(len(twm)))
     cmask = (1 << (geo.width + 1)) - 1
     wm_parts = tuple(zip(shifts, twm, tbm, strict=True))
     k_parts = tuple(zip(shifts, tk, strict=True))
@@ -163,9 +150,6 @@ def make_evaluator(variant: Variant, weights: EvalWeights = DEFAULT_WEIGHTS) -> 
             s = man * (nwm - nbm)
         for sh, tw, tb in wm_parts:
             s += tw[(wm >> sh) & cmask] - tb[(bm >> sh) & cmask]
-        if nwm + nbm <= endgame_men:
-            for sh, tw, tb in end_parts:
-                s += tw[(wm >> sh) & cmask] - tb[(bm >> sh) & cmask]
         empty = board_mask & ~(w | b)
         s += mob * (((wm << s_up1) & empty).bit_count() + ((wm << s_up2) & empty).bit_count()
                     - ((bm >> s_dn1) & empty).bit_count() - ((bm >> s_dn2) & empty).bit_count())
