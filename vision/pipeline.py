@@ -130,6 +130,25 @@ class BoardObserver:
                 verdicts = classify(image, located.samples, self.cfg, self._colours())
         return self._to_observation(verdicts, located)
 
+    def learn_colours(self, image: np.ndarray, expected: BaseBoard | None = None,
+                      ) -> ColourModel:
+        """Colour model from a frame showing `expected` (default: the start position).
+
+        Refuses (a ValueError naming the squares) when the frame does not show that position,
+        so a model is never learned from a wrong reading.
+        """
+        located = self.locate(image)
+        v = classify(image, located.samples, self.cfg, None)
+        seen = self._to_observation(v, located).board
+        expected = expected or BaseBoard.starting(self.variant)
+        diff = seen.differences(expected)
+        if diff or v.white_lab is None or v.black_lab is None:
+            names = " ".join(expected.square_name(sq) for sq in diff[:8]) or "(no two sets)"
+            raise ValueError(f"cannot learn the piece colours: the board does not show the "
+                             f"expected position (differs on {names})")
+        return ColourModel(_lab(v.dark_lab), _lab(v.light_lab), _lab(v.white_lab),
+                           _lab(v.black_lab))
+
     def _white_on_far_side(self, v: SquareVerdicts) -> bool:
         ranks = {True: [], False: []}  # type: dict[bool, list[int]]
         for sq, code in enumerate(v.labels):
@@ -154,3 +173,7 @@ class BoardObserver:
         return BoardObservation(board, confidence, frozenset(occluded), corners,
                                 located.confidence,
                                 {"contrast": v.contrast, "tilt_deg": located.pose.tilt_deg()})
+
+
+def _lab(x: np.ndarray) -> tuple[float, float, float]:
+    return float(x[0]), float(x[1]), float(x[2])
