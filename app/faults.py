@@ -55,6 +55,9 @@ from sim.opponent import HandPose
 from vision.errors import CameraUnavailable
 
 CAMERA_FAULTS = ("camera_lost", "camera_frozen", "lighting", "bump", "lean")
+# with the rendered camera: lighting and bump are modelled on the oracle stream only
+RENDERED_KINDS = ("camera_lost", "camera_frozen", "lean") + (
+    "disconnect", "alarm", "grbl_error", "missed_steps", "drop", "homing_fail", "power_cut")
 GANTRY_FAULTS = ("disconnect", "alarm", "grbl_error", "missed_steps", "drop", "homing_fail")
 FAULT_KINDS = CAMERA_FAULTS + GANTRY_FAULTS + ("power_cut",)
 OUTCOME_RANK = {"auto": 0, "person": 1, "failed": 2}
@@ -237,11 +240,12 @@ class FaultGame:
     def __init__(self, seed: int, out: Path, faults: list[Injection], *, level: int = 1,
                  movetime_s: float = 0.02, max_plies: int = 30, switches: bool = True,
                  cfg: RobotConfig | None = None, say: Callable[[str], None] | None = None,
-                 bus: Any = None) -> None:
+                 bus: Any = None, render: bool = False) -> None:
+        self.render = render  # the rendered camera and the real vision pipeline (slow)
         self.say = say or (lambda text: None)
         self.bus = bus
         self.seed = seed
-        self.rng = random.Random(seed)
+        self.rng = random.Random(f"faults-{seed}")  # (not the schedule's stream: correlated)
         self.out = out
         self.injections = sorted(faults, key=lambda f: f.at_robot_move)
         self.level = level
@@ -253,7 +257,8 @@ class FaultGame:
         self.robot = self.human.other
         self.cfg = (cfg or RobotConfig()).for_grid(self.board.variant.width)
         self.sim = SimulatedTable(self.board, self.cfg, self.human, seed,
-                                  SimOptions(render=False, irregularity_rate=0.05, human_level=1,
+                                  SimOptions(render=render, width_px=640,
+                                             irregularity_rate=0.05, human_level=1,
                                              human_movetime_s=0.01))
         self.camera = FaultyCamera(self.sim.read)
         self.stream = FaultyStream(OracleStream(self.sim.world, self.sim.variant))
@@ -266,6 +271,7 @@ class FaultGame:
         self.grbls: list[Grbl] = []
         self._cut: tuple[str, int] | None = None  # (point, carry block) of an armed power cut
         self.loop: GameLoop | None = None
+        self._observe: Any = None
         self.gantry: SimGantry = self._new_gantry(self.cfg.motion.park_mm)
         self.journal_path = Journal.new_path(out)
 
@@ -415,15 +421,24 @@ class FaultGame:
                        reconnect=self._reconnect)
         options = RecoveryOptions(
             locate=oracle_locator(sim.world, gantry.emulator.lock),
-            relocate=self.stream.relocate, restart_camera=self.camera.restart,
+            relocate=None if self.render else self.stream.relocate,
+            restart_camera=self.camera.restart,
             wait_for_person=True, home_at_start=self.switches,
             on_fault=self._magnet_check, on_request=self.helper)
-        loop = GameLoop(board, self.camera.read, lambda image: None, robot=self.robot,
+        if self.render:
+            from app.commands.table import _calibrated_observer
+
+            if self._observe is None:  # the board is found once, as `damas calibrate board`
+                self._observe = _calibrated_observer(sim, board, self.say)
+            observe = self._observe
+        else:
+            observe = lambda image: None  # noqa: E731 - the oracle stream reads the world
+        loop = GameLoop(board, self.camera.read, observe, robot=self.robot,
                         engine=Engine(board, self.level, seed=self.seed + len(moves)), arm=arm,
                         policy=Policy.INSIST, movetime_s=self.movetime_s,
                         max_plies=self.max_plies, journal=journal, say=self.say, bus=self.bus,
                         truth=sim.truth, still=sim.record_still, crown=sim.crown,
-                        stream=self.stream, recovery=options)
+                        stream=None if self.render else self.stream, recovery=options)
         loop.moves = list(moves)
         play = arm.play
 

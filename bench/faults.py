@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.faults import FAULT_KINDS, FaultGame, schedule  # noqa: E402
+from app.faults import FAULT_KINDS, RENDERED_KINDS, FaultGame, schedule  # noqa: E402
 
 
 def main() -> int:
@@ -37,11 +37,16 @@ def main() -> int:
     ap.add_argument("--max-plies", type=int, default=30)
     ap.add_argument("--kinds", default=",".join(FAULT_KINDS),
                     help="comma-separated fault kinds to draw from")
+    ap.add_argument("--render", action="store_true",
+                    help="the rendered camera (640 px) and the real vision pipeline instead of "
+                         "the oracle (slow; lighting and bump are oracle-only)")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     if args.games < 1 or args.per_game < 0 or args.max_plies < 2:
         ap.error("--games >= 1, --per-game >= 0, --max-plies >= 2")
     kinds = tuple(k for k in args.kinds.split(",") if k)
+    if args.render:
+        kinds = tuple(k for k in kinds if k in RENDERED_KINDS)
     bad = [k for k in kinds if k not in FAULT_KINDS]
     if bad:
         ap.error(f"unknown fault kind {bad[0]!r} (known: {', '.join(FAULT_KINDS)})")
@@ -49,12 +54,15 @@ def main() -> int:
     stats: dict[str, Counter[str]] = {k: Counter() for k in kinds}
     records_lost = magnet_on = aborted = 0
     t0 = time.perf_counter()
+    print(f"camera: {'rendered 640 px + vision pipeline' if args.render else 'oracle'}; "
+          f"kinds: {', '.join(kinds)}", flush=True)
     with tempfile.TemporaryDirectory(prefix="damas-faults-") as tmp:
         for g in range(args.games):
             game_seed = rng.randrange(1 << 30)
             faults = schedule(random.Random(game_seed), kinds, args.per_game,
                               robot_moves=max(1, args.max_plies // 2 - 1))
-            game = FaultGame(game_seed, Path(tmp) / f"g{g}", faults, max_plies=args.max_plies)
+            game = FaultGame(game_seed, Path(tmp) / f"g{g}", faults, max_plies=args.max_plies,
+                             render=args.render)
             out = game.play()
             lost = not out.record_intact
             records_lost += lost
