@@ -106,8 +106,16 @@ def cmd_calibrate_board(args: argparse.Namespace) -> int:
                              w, h, square_mm=args.square_mm)
     out = Path(args.output)
     cal = load_calibration(out) if out.exists() else Calibration()
-    save_calibration(replace_section(cal, board=board), out)
-    print(f"board saved to {out} (tilt {located.pose.tilt_deg():.0f} deg)")
+    cal = replace_section(cal, board=board)
+    note = ""
+    try:
+        # Pieces in the start position teach the colour model too (see vision.pieces).
+        cal = replace_section(cal, colours=observer.learn_colours(image))
+        note = ", piece colours learned from the start position"
+    except ValueError:
+        pass
+    save_calibration(cal, out)
+    print(f"board saved to {out} (tilt {located.pose.tilt_deg():.0f} deg{note})")
     return 0
 
 
