@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -87,14 +88,15 @@ def _process_age_s() -> float:
         return 0.0
 
 
-def _startup_s(movetime_s: float) -> float:
+def _startup_s() -> float:
     """Time already spent starting this command, to take off the thinking budget.
 
-    A one-shot `damas bestmove` pays interpreter start-up and imports before the search; when
-    `main()` runs inside a long-lived process (tests, the game loop) the process age is no
-    start-up at all, so an age above 60% of the budget is not counted."""
-    age = _process_age_s()
-    return age if age <= 0.6 * movetime_s else 0.0
+    A one-shot `damas bestmove` pays interpreter start-up and imports before the search, and
+    the caller's clock runs from the start; when `main()` runs inside a long-lived process
+    (tests, the game loop) the process age is no start-up at all."""
+    if sys.argv[1:2] != ["bestmove"]:
+        return 0.0
+    return _process_age_s()
 
 
 def cmd_bestmove(args: argparse.Namespace) -> int:
@@ -105,7 +107,7 @@ def cmd_bestmove(args: argparse.Namespace) -> int:
     if args.engine_cmd:
         return _bestmove_hub(args, board)
     movetime = args.movetime if args.movetime is not None or args.depth else DEFAULT_MOVETIME_S
-    budget = move_budget_s(movetime, already_used_s=_startup_s(movetime)) if movetime else None
+    budget = move_budget_s(movetime, already_used_s=_startup_s()) if movetime else None
     engine = Engine(board, args.level, seed=args.seed)
 
     def info(it: Iteration) -> None:
