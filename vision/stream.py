@@ -40,6 +40,9 @@ class GateConfig:
     # A piece whose top face changed this much (mean grey difference at sampled points) between
     # two still views while its reading stayed the same was pushed off-centre (a nudge).
     displaced_grey: float = 6.0
+    # While a hand is in view, a square whose top-face picture changed less than this since the
+    # last still view keeps that view's reading.
+    unchanged_grey: float = 8.0
     # A hand held still over the board is not motion; what gives it away is a change from the
     # last still view where no square's reading changed.  More than this many squares' worth of
     # such change in the board area keeps the view from being calm ...
@@ -235,6 +238,19 @@ class DisplacementMeter:
         man, king = self._sample(self.grey(image_bgr))
         self._ref = (man, king, obs.squares)
 
+    def top_changes(self, image_bgr: np.ndarray) -> np.ndarray | None:
+        """Per square, how much the top face of a man standing there changed (mean grey
+        difference) since the reference still view; None without a reference."""
+        if self._ref is None:
+            return None
+        man, _ = self._sample(self.grey(image_bgr))
+        diff: np.ndarray = np.mean(np.abs(man - self._ref[0]), axis=1)
+        return diff
+
+    @property
+    def reference_squares(self) -> tuple[SquareView, ...] | None:
+        return None if self._ref is None else self._ref[2]
+
     def compare(self, image_bgr: np.ndarray, obs: Observation) -> frozenset[int]:
         if self._ref is None:
             return frozenset()
@@ -248,6 +264,10 @@ class DisplacementMeter:
             if float(np.mean(np.abs(a[sq] - b[sq]))) > self.config.displaced_grey:
                 out.add(sq)
         return frozenset(out)
+
+
+def meter_ref_ok(meter: DisplacementMeter | None) -> bool:
+    return meter is not None and meter.reference_squares is not None
 
 
 class ObservationStream:
@@ -302,6 +322,8 @@ class ObservationStream:
                 views = tuple(OCCLUDED if sq in hidden else v
                               for sq, v in enumerate(obs.squares))
                 obs = obs.replace(squares=views, hand=True)
+        if obs.hand and meter_ref_ok(self.displacement):
+            obs = self._keep_unchanged(image_bgr, obs)
         covered = self._covered_squares()
         if covered:
             views = tuple(OCCLUDED if sq in covered else v for sq, v in enumerate(obs.squares))
@@ -326,6 +348,24 @@ class ObservationStream:
             self._displaced = frozenset()
         self._was_stable = stable
         return obs, stable
+
+    def _keep_unchanged(self, image_bgr: np.ndarray, obs: Observation) -> Observation:
+        """While a hand is about, a square whose picture has not changed since the last still
+        view keeps that view's reading: a hand elsewhere must not make a piece vanish (or
+        appear) in the classifier's eyes."""
+        meter = self.displacement
+        assert meter is not None
+        diff = meter.top_changes(image_bgr)
+        ref = meter.reference_squares
+        if diff is None or ref is None:
+            return obs
+        views = list(obs.squares)
+        changed = False
+        for sq, v in enumerate(views):
+            if v is not OCCLUDED and v != ref[sq] and diff[sq] < self.config.unchanged_grey:
+                views[sq] = ref[sq]
+                changed = True
+        return obs.replace(squares=tuple(views)) if changed else obs
 
     def _covered_squares(self) -> frozenset[int]:
         """Squares whose surroundings changed since the last still view: under a hand or an
