@@ -116,6 +116,29 @@ def run_one(seed: int, plies: int, width_px: int, keep: Path | None) -> dict[str
     return result
 
 
+def rescore_one(folder: Path) -> dict[str, Any]:
+    """`damas replay` again on a kept game folder (frames and truth.json), without rendering."""
+    import contextlib
+    import io
+
+    from app.cli import main as damas
+
+    truth = json.loads((folder / "truth.json").read_text())
+    t1 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="rescore_") as tmp:
+        events_path = Path(tmp) / "events.jsonl"
+        argv = ["replay", str(folder), "--corners", truth["corners"], "--fen", truth["fen"],
+                "--events", str(events_path), "--pdn", str(Path(tmp) / "game.pdn")]
+        with contextlib.redirect_stdout(io.StringIO()):
+            if damas(argv) != 0:
+                raise RuntimeError(f"damas {' '.join(argv)} failed")
+        events = [json.loads(line) for line in events_path.read_text().splitlines()]
+    result = score(truth, events)
+    result.update(seed=truth["seed"], frames=truth["frames"], render_s=0.0,
+                  replay_s=time.perf_counter() - t1)
+    return result
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--games", type=int, default=50)
@@ -124,15 +147,24 @@ def main() -> int:
     ap.add_argument("--width-px", type=int, default=960)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--keep", type=Path, default=None, help="keep frames and events here")
+    ap.add_argument("--rescore", type=Path, default=None,
+                    help="run damas replay again on the games kept in this folder (no render)")
     args = ap.parse_args()
     seeds = range(args.first_seed, args.first_seed + args.games)
+    kept = []
+    if args.rescore:
+        kept = sorted(d for d in args.rescore.iterdir() if (d / "truth.json").exists())
     totals: Counter[str] = Counter()
     latencies: list[float] = []
     kinds_found: Counter[str] = Counter()
     kinds_planted: Counter[str] = Counter()
     t0 = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        futures = [pool.submit(run_one, s, args.plies, args.width_px, args.keep) for s in seeds]
+        if args.rescore:
+            futures = [pool.submit(rescore_one, d) for d in kept]
+        else:
+            futures = [pool.submit(run_one, s, args.plies, args.width_px, args.keep)
+                       for s in seeds]
         for fut in futures:
             r = fut.result()
             totals["games"] += 1
