@@ -196,12 +196,15 @@ class SimHelper:
                     if fix.want.is_king:
                         world.add_disc(fix.want.color, cx, cy, 1)
                 table.snap()
-            # anything lying on the board off its square (not on a playable centre) goes too
-            centres = [table.centre_of(sq) for sq in range(len(table.geo.coords))]
+            # anything lying on the board or its frame, or between it and the robot's tray,
+            # off a square and off a tray slot, is picked up too (the person sees it)
+            spots = [table.centre_of(sq) for sq in range(len(table.geo.coords))]
+            spots += list(self.g.cfg.tray.capture_slots)
+            frame = world.spec.border_mm
             for d in list(world.discs):
-                on_board = -s / 2 <= d.x_mm <= side + s / 2 and -s / 2 <= d.y_mm <= side + s / 2
-                if on_board and min(math.hypot(d.x_mm - x, d.y_mm - y)
-                                    for x, y in centres) > 5.0:
+                near = (-frame <= d.x_mm <= side + frame + 40.0
+                        and -frame <= d.y_mm <= side + frame)
+                if near and min(math.hypot(d.x_mm - x, d.y_mm - y) for x, y in spots) > 5.0:
                     world.discs.remove(d)
             table.hand_pose = None
             table.snap()
