@@ -113,7 +113,7 @@ class RobotArm:
             self.magnet.grbl = self.grbl  # a magnet on GRBL's output talks to the new link
         self._link_lost = False
 
-    def reset_and_unlock(self, force_home: bool = False) -> None:
+    def reset_and_unlock(self) -> None:
         """Stop everything (soft reset), then `$H` if the machine has limit switches, else
         `$X`; finally read where the carriage is.  Raises GantryAlarm(9) if homing fails."""
         grbl = self.grbl

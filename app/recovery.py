@@ -384,7 +384,7 @@ class Recovery:
         if arm is None or not self.options.home_at_start:
             return
         try:
-            arm.reset_and_unlock(force_home=True)
+            arm.reset_and_unlock()
         except GantryError as e:
             report = self._report("homing_failed" if isinstance(e, GantryAlarm) and e.code == 9
                                   else _kind_of(e), str(e))
