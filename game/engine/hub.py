@@ -83,6 +83,22 @@ def position_text(board: Board) -> str:
     return ("W" if board.turn is WHITE else "B") + "".join(chars)
 
 
+def position_command(board: Board) -> str:
+    """`pos pos=... [moves="..."]`: the position before the king moves played since the last
+    irreversible move, and those moves, so the engine can see repetitions (as Hub does)."""
+    n = min(board.quiet_plies, len(board.move_stack))
+    if n == 0:
+        return format_line("pos", pos=position_text(board))
+    start = board.copy()
+    played = [start.pop() for _ in range(n)][::-1]
+    texts = []
+    replay = start.copy(stack=False)
+    for move in played:
+        texts.append(move_text(replay, move))
+        replay.push(move)
+    return format_line("pos", pos=position_text(start), moves=" ".join(texts))
+
+
 def move_text(board: Board, move: Move) -> str:
     numbers = standard_numbers(board.variant)
     if not move.captured:
@@ -194,7 +210,7 @@ class HubClient:
             raise HubProtocolError("start the Hub engine for this variant first")
         if not board.legal_moves:
             raise HubProtocolError("the position has no legal move")
-        self.transport.send_line(format_line("pos", pos=position_text(board)))
+        self.transport.send_line(position_command(board))
         if depth is not None:
             self.transport.send_line(format_line("level", depth=str(depth)))
         else:

@@ -23,6 +23,7 @@ from game.engine.hub import (
     move_text,
     parse_line,
     parse_move,
+    position_command,
     position_text,
 )
 from game.variants import find_variant
@@ -54,6 +55,17 @@ def test_capture_text_lists_captured_pieces() -> None:
     move = board.legal_moves[0]
     assert move_text(board, move) == "32x12x27x17"
     assert parse_move(board, "32x12x17x27") == move  # captured pieces in any order
+
+
+def test_position_command_sends_the_king_moves_since_the_last_man_move() -> None:
+    board = Board("W:WK50,31:BK1,20", "international")
+    assert position_command(board) == f"pos pos={position_text(board)}"
+    start = position_text(board)
+    board.push_pdn("50-44")
+    board.push_pdn("1-6")
+    assert position_command(board) == f'pos pos={start} moves="50-44 1-6"'
+    board.push_pdn("31-27")  # a man move: nothing before it matters for repetition
+    assert position_command(board) == f"pos pos={position_text(board)}"
 
 
 def test_parse_move_rejects_illegal_moves() -> None:
