@@ -305,6 +305,11 @@ class ObservationStream:
         self._board_mask: np.ndarray | None = None
         self._last_motion_s = -1e9
 
+    def invalidate(self) -> None:
+        """Read the next image afresh: something changed the board that the motion meter may
+        not see (the robot slid a piece whose colour is close to its square's)."""
+        self._last_reading = None
+
     def push(self, image_bgr: np.ndarray, frame: int, time_s: float
              ) -> tuple[Observation, bool]:
         share = self.motion.push(image_bgr)

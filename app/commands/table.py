@@ -106,8 +106,10 @@ def play_demo_game(game: int, seed: int, args: argparse.Namespace, bus: Any, out
             print(f"[game {game + 1}] {text}", flush=True)
 
     rendered = args.camera == "rendered"
-    observe = (_publishing(_calibrated_observer(sim, board, say), bus) if rendered
-               else (lambda image: None))
+    holder: dict[str, Any] = {}
+    observe = (_publishing(_oriented(_calibrated_observer(sim, board, say),
+                                     lambda: holder["loop"].referee.board), bus)
+               if rendered else (lambda image: None))
     stream = None if rendered else OracleStream(sim.world, sim.variant)
     white_name, black_name = ("Person (simulated)", "Robot") if human is WHITE else (
         "Robot", "Person (simulated)")
@@ -124,8 +126,9 @@ def play_demo_game(game: int, seed: int, args: argparse.Namespace, bus: Any, out
         loop = GameLoop(board, sim.read, observe, robot=robot, engine=engine, arm=arm,
                         policy=Policy.INSIST, movetime_s=args.movetime,
                         max_plies=args.max_plies, journal=journal, bus=bus, say=say,
-                        truth=sim.truth, still=sim.record_still, crown=sim.crown,
+                        truth=sim.truth, still=lambda: _still(sim, holder), crown=sim.crown,
                         stream=stream)
+        holder["loop"] = loop
         # (nobody plays while the loop checks or repairs the board after its move)
         sim.idle = lambda: (sim.table.wait(0.4) if loop.recovering
                             else sim.human.act(loop.referee))
@@ -190,4 +193,38 @@ def _publishing(observe: Any, bus: Any, every_s: float = 0.5) -> Any:
             last[0] = now
             bus.publish_frame(page_jpeg(annotate(image, obs)))
         return obs
+    return run
+
+
+def _still(sim: Any, holder: dict[str, Any]) -> None:
+    """The robot has finished: film the still table, and read it afresh (a slid piece may be
+    too close in colour to its square for the motion meter to notice)."""
+    sim.record_still()
+    stream = getattr(holder.get("loop"), "stream", None)
+    if hasattr(stream, "invalidate"):
+        stream.invalidate()
+
+
+def _oriented(observe: Any, expected: Any) -> Any:
+    """`observe`, with the two piece sets named as the game knows them.
+
+    Vision calls the lighter set "white"; with two sets of nearly the same lightness the
+    naming can flip from one frame to the next.  The game knows where each colour stands, and
+    a move changes a few squares while a flipped naming changes nearly all: so a reading is
+    taken in the naming closer to the game's position.
+    """
+    from dataclasses import replace as dc_replace
+
+    from game.board import BaseBoard
+
+    def run(image: Any) -> Any:
+        reading = observe(image)
+        board = reading.board
+        swapped = BaseBoard(board.variant)
+        swapped.white, swapped.black, swapped.kings = board.black, board.white, board.kings
+        target = expected()
+        visible = [sq for sq in board.squares if sq not in reading.occluded]
+        same = sum(1 for sq in visible if board.piece_at(sq) != target.piece_at(sq))
+        flip = sum(1 for sq in visible if swapped.piece_at(sq) != target.piece_at(sq))
+        return dc_replace(reading, board=swapped) if flip < same else reading
     return run
