@@ -127,7 +127,7 @@ def _sim_loop(config: Config, board: Board, robot: Color, seed: int, args: Any, 
               moves: list[str]) -> GameLoop:
     """The game loop on the simulated table, whose world starts from `board` (after a resume
     the simulated person has the board as the journal says)."""
-    from app.commands.table import _calibrated_observer
+    from app.commands.table import _calibrated_observer, _oriented, _still
     from app.simtable import OracleStream, SimOptions, SimulatedTable
 
     rendered = args.sim_camera == "rendered"
@@ -135,7 +135,10 @@ def _sim_loop(config: Config, board: Board, robot: Color, seed: int, args: Any, 
                          SimOptions(render=rendered))
     quiet = args.quiet
     say = (lambda text: None) if quiet else (lambda text: print(text, flush=True))
-    observe = _calibrated_observer(sim, board, say) if rendered else (lambda image: None)
+    holder: dict[str, Any] = {}
+    observe = (_oriented(_calibrated_observer(sim, board, say),
+                         lambda: holder["loop"].referee.board)
+               if rendered else (lambda image: None))
     gantry = sim.gantry.__enter__()
     arm = RobotArm(sim.gantry.cfg, gantry.grbl, gantry.magnet, gantry.lift,
                    wait_for_crown=lambda name: sim.crown(board.parse_square(name), robot))
@@ -143,8 +146,9 @@ def _sim_loop(config: Config, board: Board, robot: Color, seed: int, args: Any, 
                     engine=Engine(board, config.game.level, seed=seed), arm=arm,
                     policy=Policy(config.game.policy), movetime_s=args.movetime,
                     max_plies=args.max_plies, journal=journal, say=say, truth=sim.truth,
-                    still=sim.record_still, crown=sim.crown,
+                    still=lambda: _still(sim, holder), crown=sim.crown,
                     stream=None if rendered else OracleStream(sim.world, sim.variant))
+    holder["loop"] = loop
     loop.moves = list(moves)
     # (nobody plays while the loop checks or repairs the board after its move)
     sim.idle = lambda: (sim.table.wait(0.4) if loop.recovering
@@ -167,7 +171,8 @@ def _real_loop(config: Config, board: Board, robot: Color, seed: int, args: Any,
     loop = GameLoop(board, devices.camera.read, devices.observe, robot=robot,
                     engine=Engine(board, config.game.level, seed=seed), arm=arm,
                     policy=Policy(config.game.policy), movetime_s=args.movetime,
-                    max_plies=args.max_plies, journal=journal, say=ask)
+                    max_plies=args.max_plies, journal=journal, say=ask,
+                    still=lambda: loop.stream.invalidate())
     loop.moves = list(moves)
     if devices.panel.ajeito is not None:
         devices.panel.ajeito.when_pressed = lambda: loop.referee.announce_adjust()
