@@ -80,7 +80,10 @@ def run_lengths(image: np.ndarray, s: SquareSamples, idx: np.ndarray, light: Loc
     `piece_bgr` (P x 3) is each piece's colour; `background_bgr` holds the dark square, light
     square and frame colours (3 x 3).  All pieces are read in one pass (one remap).
     """
-    xy = s.prof_xy[idx]  # (P, R, T, 2)
+    kind = s.prof_kind[idx]
+    width = int((kind != 3).sum(axis=-1).max())  # trim the padding no row of these needs
+    kind = kind[..., :width]
+    xy = s.prof_xy[idx][:, :, :width]  # (P, R, T, 2)
     p, rows, width, _ = xy.shape
     flat_xy = xy.reshape(p * rows, width, 2)
     colours = cv2.remap(image, flat_xy[..., 0], flat_xy[..., 1], cv2.INTER_LINEAR,
@@ -88,15 +91,14 @@ def run_lengths(image: np.ndarray, s: SquareSamples, idx: np.ndarray, light: Loc
     colours = colours.reshape(p, rows, width, 3)
     corrected = (colours - light.offset[idx][:, None, None, :].astype(np.float32)) / \
         light.light_gain_of(idx)[:, None, None, None].astype(np.float32)
-    kind = s.prof_kind[idx]
     bg = np.concatenate([background_bgr, background_bgr[:1]]).astype(np.float32)[kind]
     score = piece_score(corrected, piece_bgr[:, None, None, :].astype(np.float32), bg)
-    t = s.prof_t[idx]
-    score = np.where(kind == 3, -1.0, score)
+    t = s.prof_t[idx][..., :width]
+    score[kind == 3] = -1.0
     # The middle of the piece is piece whatever it looks like (a specular spot, a printed
     # emblem): only the ends of the run carry information.
-    inner = cfg.pieces.radius_sq - cfg.max_offset_sq - 0.03
-    score = np.where(np.abs(t) < inner, np.maximum(score, 1.0), score)
+    inner = np.abs(t) < cfg.pieces.radius_sq - cfg.max_offset_sq - 0.03
+    score[inner] = np.maximum(score[inner], 1.0)
     step = max(float(t[0, 0, 1] - t[0, 0, 0]), 1e-6)
     gap = max(2, int(round(cfg.max_gap_sq / step)))
     # A specular spot: much lighter than the piece and nearly grey.

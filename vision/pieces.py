@@ -188,12 +188,16 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     background = np.stack([dark_bgr, light_bgr, frame_bgr])
     along: dict[int, np.ndarray] = {}
     across: dict[int, float] = {}
-    if len(idx):
+    # Only where a man and a king would look different enough is the lean measured.
+    lean_px = s.unit_lean * cfg.pieces.height_sq * s.square_px
+    measured = np.array([i for i in idx if lean_px[i] >= cfg.min_king_px], int)
+    if len(measured):
         piece_cols = np.array([base_all[i][not_board[i]].mean(axis=0) if not_board[i].any()
-                               else dark_bgr for i in idx])
-        runs_along, runs_across = run_lengths(img, s, idx, light, piece_cols, background, cfg)
-        along = {int(i): runs_along[k] for k, i in enumerate(idx)}
-        across = {int(i): float(runs_across[k]) for k, i in enumerate(idx)}
+                               else dark_bgr for i in measured])
+        runs_along, runs_across = run_lengths(img, s, measured, light, piece_cols, background,
+                                              cfg)
+        along = {int(i): runs_along[k] for k, i in enumerate(measured)}
+        across = {int(i): float(runs_across[k]) for k, i in enumerate(measured)}
     king, king_conf, _ = decide_kings(along, across, s, cfg, is_white.astype(int))
 
     # -- occlusion -------------------------------------------------------------------------------
