@@ -171,10 +171,13 @@ class GameLoop:
                  still: Callable[[], None] | None = None,
                  crown: Callable[[int, Color], None] | None = None,
                  stream: Any = None, max_frames_per_turn: int = 3000,
-                 recovery: Any = None) -> None:
+                 recovery: Any = None, exhibition: bool = False,
+                 teaching: bool = False) -> None:
         self.board = board
         self.read_frame = read_frame
         self.robot = robot
+        self.exhibition = exhibition  # the robot plays both sides (a fair stand, a class)
+        self.teaching = teaching  # hints before the person's move, refusals explained
         self.engine = engine
         self.arm = arm
         self.movetime_s = movetime_s
@@ -223,7 +226,8 @@ class GameLoop:
                 return self._end(outcome.result, outcome.reason)
             if len(self.moves) >= self.max_plies:
                 return self._end("1-1", f"drawn by agreement after {self.max_plies} plies")
-            if self.robot is not None and self.referee.board.turn is self.robot:
+            if self.exhibition or (self.robot is not None
+                                   and self.referee.board.turn is self.robot):
                 self._robot_turn()
             else:
                 self._human_turn()
@@ -252,6 +256,14 @@ class GameLoop:
         ref = self.referee
         before = len(ref.record)
         self._status(f"{ref.board.turn.value.capitalize()} to move", "playing")
+        if self.teaching:
+            from app.teaching import hint
+
+            text, squares = hint(ref.board)
+            self._status(text)
+            if self.bus is not None:
+                self.bus.set_position(ref.board, list(self.moves), ref.board.peek(),
+                                      highlight=squares)
         for _ in range(self.max_frames):
             image, frame, t = self.recovery.read()
             self.stats.frames += 1
@@ -286,9 +298,16 @@ class GameLoop:
         text = f"{event.type.value.replace('_', ' ')}: {event.detail}"
         if self.journal is not None:
             self.journal.record_irregularity(event.type.value, text, names)
+        shown = text
+        if self.teaching:
+            from app.teaching import explain
+
+            shown = explain(event)
         if self.bus is not None:
-            self.bus.raise_alert(f"irr-{len(self.stats.events)}", text, "warning",
-                                 squares=event.squares)
+            # until_move: the alert goes when play goes on, so alerts do not pile up
+            self.bus.raise_alert(f"irr-{len(self.stats.events)}", shown, "warning",
+                                 squares=event.squares, until_move=True)
+        text = shown
         if ref.restore:
             squares = ", ".join(ref.board.square_name(s) for s in sorted(ref.restore))
             self._status(f"{text}. Please put back: {squares}", "playing")

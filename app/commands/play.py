@@ -56,6 +56,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     from app.journal import Journal, JournalHeader, load_journal
 
     config = load_config(args.config)
+    if config.game.mode == "record":
+        raise ValueError(f"{config.source}: game.mode is \"record\": use `damas record "
+                         f"--config {args.config}` to score a game between two people")
     variant = config.game.variant
     robot = Color(config.game.robot_colour)
     jdir = Path(config.journal.dir)
@@ -72,7 +75,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         journal = Journal.create(path, JournalHeader(
             variant=board.variant.name, robot_colour=robot.value, level=config.game.level,
             white="Robot" if robot is Color.WHITE else "Person",
-            black="Robot" if robot is Color.BLACK else "Person", mode="play"))
+            black="Robot" if robot is Color.BLACK else "Person", mode=config.game.mode))
         print(f"journal: {path}", flush=True)
     seed = args.seed if args.seed is not None else int(time.time()) % 100_000
     devices = None
@@ -145,6 +148,8 @@ def _sim_loop(config: Config, board: Board, robot: Color, seed: int, args: Any, 
     loop = GameLoop(board, sim.read, observe, robot=robot,
                     engine=Engine(board, config.game.level, seed=seed), arm=arm,
                     policy=Policy(config.game.policy), movetime_s=args.movetime,
+                    exhibition=config.game.mode == "exhibition",
+                    teaching=config.game.mode == "teaching",
                     max_plies=args.max_plies, journal=journal, say=say, truth=sim.truth,
                     still=lambda: _still(sim, holder), crown=sim.crown,
                     stream=None if rendered else OracleStream(sim.world, sim.variant))
@@ -171,6 +176,8 @@ def _real_loop(config: Config, board: Board, robot: Color, seed: int, args: Any,
     loop = GameLoop(board, devices.camera.read, devices.observe, robot=robot,
                     engine=Engine(board, config.game.level, seed=seed), arm=arm,
                     policy=Policy(config.game.policy), movetime_s=args.movetime,
+                    exhibition=config.game.mode == "exhibition",
+                    teaching=config.game.mode == "teaching",
                     max_plies=args.max_plies, journal=journal, say=ask,
                     still=lambda: loop.stream.invalidate())
     loop.moves = list(moves)
