@@ -171,15 +171,25 @@ def _real_loop(config: Config, board: Board, robot: Color, seed: int, args: Any,
         ask(f"please stack a crown on {square} (the robot's man is crowned)")
         input("press Enter when the crown is on ... ")
 
+    from app.recovery import RecoveryOptions
+    from robot.grbl import Grbl
+
+    def reconnect() -> Any:
+        grbl = Grbl.open(config.gantry.port, baudrate=config.gantry.baud)
+        grbl.connect(unlock=True)
+        return grbl
+
     arm = RobotArm(config.robot.for_grid(board.variant.width), devices.grbl, devices.magnet,
-                   devices.lift, wait_for_crown=crown_request, progress=None)
+                   devices.lift, wait_for_crown=crown_request, progress=None,
+                   reconnect=reconnect)
     loop = GameLoop(board, devices.camera.read, devices.observe, robot=robot,
                     engine=Engine(board, config.game.level, seed=seed), arm=arm,
                     policy=Policy(config.game.policy), movetime_s=args.movetime,
                     exhibition=config.game.mode == "exhibition",
                     teaching=config.game.mode == "teaching",
                     max_plies=args.max_plies, journal=journal, say=ask,
-                    still=lambda: loop.stream.invalidate())
+                    still=lambda: loop.stream.invalidate(),
+                    recovery=RecoveryOptions(wait_for_person=True, reconnect_wait_s=0.5))
     loop.moves = list(moves)
     if devices.panel.ajeito is not None:
         devices.panel.ajeito.when_pressed = lambda: loop.referee.announce_adjust()
