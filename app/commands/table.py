@@ -74,6 +74,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     games_done = 0
     try:
         for game in range(args.games):
+            if game and server is not None:
+                time.sleep(2.0)  # viewers see the end of a game before the next one clears it
             stats = play_demo_game(game, seed, args, bus, out)
             games_done += 1
             for k in totals:
