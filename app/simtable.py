@@ -274,7 +274,8 @@ def _scene(rng: random.Random, world: World, options: SimOptions) -> Any:
                              hand_probability=0.0,
                              glare_probability=options.glare_probability,
                              hard_shadow_probability=options.hard_shadow_probability)
-        if not options.piece_sets or _piece_set(scene) in options.piece_sets:
+        if (not options.piece_sets or _piece_set(scene) in options.piece_sets) and \
+                _stands_out(scene):
             break
     cam = scene.camera
     k = options.width_px / cam.width_px
@@ -290,3 +291,13 @@ def _piece_set(scene: Any) -> str:
         return sum((x - y) ** 2 for x, y in zip(w + b, scene.pieces.white_bgr
                                                  + scene.pieces.black_bgr, strict=True))
     return min(PIECE_COLOURS, key=dist)
+
+
+def _stands_out(scene: Any, min_bgr_distance: float = 80.0) -> bool:
+    """Both piece sets differ clearly from the playable squares (nobody plays red pieces on
+    red squares)."""
+    dark = scene.board.dark_bgr
+    for piece in (scene.pieces.white_bgr, scene.pieces.black_bgr):
+        if sum((a - b) ** 2 for a, b in zip(piece, dark, strict=True)) ** 0.5 < min_bgr_distance:
+            return False
+    return True

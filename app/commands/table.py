@@ -177,7 +177,45 @@ def _calibrated_observer(sim: Any, board: Board, say: Any) -> Any:
         from sim.render import render
 
         corners = render(sim.world, sim.scene, board.variant).corners_px
-    return BoardObserver(board.variant, corners_px=corners).observe
+    corners = oriented_corners(image, corners, board)
+    return learned_observer(image, corners, board).observe
+
+
+def learned_observer(image: Any, corners: Any, board: Board) -> Any:
+    """An observer with the corners fixed and the colours learned from `image` of the known
+    placement `board` (the start position, as `damas calibrate board` does)."""
+    from calibration.store import Calibration
+    from vision.colour_learn import learn_colours
+    from vision.pipeline import BoardObserver
+
+    fixed = BoardObserver(board.variant, corners_px=corners)
+    pose = fixed.locate(image).pose
+    colours = learn_colours(image, pose, board)
+    return BoardObserver(board.variant, calibration=Calibration(colours=colours),
+                         corners_px=corners)
+
+
+def oriented_corners(image: Any, corners: Any, board: Board) -> Any:
+    """Which corner of the found grid is a1: the board alone cannot say (turned half-way it
+    looks the same), the start position can: the light set stands on ranks 1-3.  Tries the
+    four turns of the corner list and keeps the one that reads most like `board`."""
+    import numpy as np
+
+    from vision.errors import VisionError
+    from vision.pipeline import BoardObserver
+
+    c = np.asarray(corners, np.float64).reshape(4, 2)
+    best, best_wrong = c, None
+    for turn in range(4):
+        candidate = np.roll(c, -turn, axis=0)
+        try:
+            reading = BoardObserver(board.variant, corners_px=candidate).observe(image)
+        except VisionError:
+            continue
+        wrong = len(reading.board.differences(board))
+        if best_wrong is None or wrong < best_wrong:
+            best, best_wrong = candidate, wrong
+    return best
 
 
 def _publishing(observe: Any, bus: Any, every_s: float = 0.5) -> Any:
