@@ -246,7 +246,7 @@ def _still(sim: Any, holder: dict[str, Any]) -> None:
 
 
 def _oriented(observe: Any, expected: Any) -> Any:
-    """`observe`, with the two piece sets named as the game knows them.
+    """`observe`, with the two piece sets named, and kings told, as the game knows them.
 
     Vision calls the lighter set "white"; with two sets of nearly the same lightness the
     naming can flip from one frame to the next.  The game knows where each colour stands, and
@@ -266,5 +266,19 @@ def _oriented(observe: Any, expected: Any) -> Any:
         visible = [sq for sq in board.squares if sq not in reading.occluded]
         same = sum(1 for sq in visible if board.piece_at(sq) != target.piece_at(sq))
         flip = sum(1 for sq in visible if swapped.piece_at(sq) != target.piece_at(sq))
-        return dc_replace(reading, board=swapped) if flip < same else reading
+        chosen = swapped if flip < same else board
+        # Kings as the game knows them: a piece only becomes a king by a crowning move, and
+        # the stacked-vs-single reading is not yet reliable (bench/vision_eval.py: ~87%), so
+        # a piece of the colour the game expects takes the game's man/king (as a scorer does).
+        kings = chosen.kings
+        for sq in visible:
+            seen, want = chosen.piece_at(sq), target.piece_at(sq)
+            if seen is not None and want is not None and seen.color is want.color:
+                m = chosen.geometry.mask_of[sq]
+                kings = (kings | m) if want.is_king else (kings & ~m)
+        if chosen is board and kings == board.kings:
+            return reading
+        fixed = BaseBoard(board.variant)
+        fixed.white, fixed.black, fixed.kings = chosen.white, chosen.black, kings
+        return dc_replace(reading, board=fixed)
     return run
