@@ -234,10 +234,15 @@ class Referee:
             sq, color = phantom
             self._phantoms[sq] = color
             self._last_read = None
-            event = RefereeEvent(
-                EventType.UNREADABLE, obs.frame, obs.time_s, "", (sq,),
-                f"{self.board.square_name(sq)} reads a {color} piece that no move put there; "
-                f"ignored while it reads so")
+            name = self.board.square_name(sq)
+            if color.startswith("flip:"):
+                detail = (f"{name} reads a {color[5:]} piece where only a move of the other "
+                          f"colour fits; read as that colour while it reads so")
+            else:
+                detail = f"{name} reads a {color} piece that no move put there; ignored while " \
+                         f"it reads so"
+            event = RefereeEvent(EventType.UNREADABLE, obs.frame, obs.time_s, "", (sq,), detail)
+            # (the square is then judged without its reading: see `_without_phantoms`)
             return self._emit([event]) + self.read(obs)
         return self._emit(self._unreadable(view, readings, obs))
 
@@ -250,7 +255,9 @@ class Referee:
             now = "white" if white & m else "black" if black & m else "empty"
             if not known & m:
                 continue
-            if now == color:
+            if color.startswith("flip:") and now == color[5:]:
+                white, black = white ^ m, black ^ m  # the camera swaps this piece's colour
+            elif now == color:
                 known, white, black = known & ~m, white & ~m, black & ~m
             else:
                 del self._phantoms[sq]
@@ -262,6 +269,19 @@ class Referee:
         board = self.board
         g = board.geometry
         appeared = ((view.white & ~board.white) | (view.black & ~board.black)) & view.known
+        # A piece read in the other colour: a clean legal move if the colour is read wrong
+        # (pieces do not change colour; the one that moved is where the camera sees a piece).
+        flips = []
+        for sq in g.squares_of(appeared):
+            m = g.mask_of[sq]
+            if not (view.white | view.black) & m:
+                continue
+            v = View(view.known, view.white ^ m, view.black ^ m)
+            verdict = choose(explain(board, v), self._lift_times())
+            if isinstance(verdict, Accept) and verdict.reading.fault_count() == 0:
+                flips.append((sq, "white" if view.white & m else "black"))
+        if len(flips) == 1:
+            return (flips[0][0], "flip:" + flips[0][1])
         fits = []
         for sq in g.squares_of(appeared):
             m = g.mask_of[sq]

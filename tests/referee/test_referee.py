@@ -495,3 +495,21 @@ def test_squares_misread_from_the_start_are_ignored_while_they_read_so() -> None
     run.play(wrong, moved(wrong, "g3", "h4"), "g3", "h4")
     assert run.types() == ["unreadable", "move"]
     assert run.moves() == ["g3-h4"]
+
+
+def test_a_piece_read_in_the_wrong_colour_after_a_move() -> None:
+    # White plays g3-h4, but the camera reads the man on h4 as black.  Pieces do not change
+    # colour: only g3-h4 fits, which the referee takes, saying that h4 reads wrong.
+    run = Run()
+    run.still(START)
+    seen = moved(START, "g3", "h4")
+    seen.set_piece_at(sq("h4"), Piece.BLACK_MAN)
+    run.play(START, seen, "g3", "h4")
+    assert run.types() == ["unreadable", "move"]
+    assert names(run.events[0].squares) == {"h4"}
+    assert run.moves() == ["g3-h4"]
+    assert run.ref.board.piece_at(sq("h4")) is Piece.WHITE_MAN
+    # Black replies f6-g5 while h4 still reads black: judged normally.
+    after = moved(seen, "f6", "g5")
+    run.play(seen, after, "f6", "g5")
+    assert run.moves() == ["g3-h4", "f6-g5"]
