@@ -25,11 +25,24 @@ COMMAND_MODULES = (
 )
 
 
+# Which module registers each command: a command imports only its own module, so a quick
+# command (`bestmove` with a time budget) does not pay for OpenCV or the web server.
+MODULE_OF_COMMAND = {
+    "perft": "app.commands.rules", "moves": "app.commands.rules",
+    "bestmove": "app.commands.engine", "selfplay": "app.commands.engine",
+    "detect": "app.commands.vision", "robot": "app.commands.robot",
+    "serve": "app.commands.serve", "replay": "app.commands.replay",
+    "demo": "app.commands.table", "play": "app.commands.play",
+    "record": "app.commands.play", "doctor": "app.commands.play",
+}
+
+
 class CliError(Exception):
     """A problem with the user's input: printed as one line, exit code 2."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with `only` (a command name), just the module that command needs."""
     parser = argparse.ArgumentParser(
         prog="damas",
         description="Draughts robot: rules, engine, vision, gantry and the simulated table.")
@@ -38,7 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate = sub.add_parser("calibrate", help="calibration wizards (camera, board, gantry)")
     calib_sub = calibrate.add_subparsers(dest="what", metavar="WHAT")
     calib_sub.required = True
+    wanted = MODULE_OF_COMMAND.get(only or "")
     for name in COMMAND_MODULES:
+        if wanted is not None and name != wanted:
+            continue
         module = importlib.import_module(name)
         module.register(sub)
         if hasattr(module, "register_calibrate"):
@@ -47,8 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words[0] if words else None)
+    args = parser.parse_args(words)
     try:
         code = args.func(args)
     except KeyboardInterrupt:
