@@ -193,6 +193,8 @@ class GameLoop:
         if robot is None:
             policy = Policy.RECORD
         self.referee = Referee(board, RefereeConfig(policy=policy))
+        self._policy_config = self.referee.config
+        self.max_insist = 2  # restore requests in one turn before the robot lets it go
         self.stream = stream or ObservationStream(self._timed(observe), board.variant)
         self.moves: list[str] = []
         from app.recovery import Recovery
@@ -264,6 +266,7 @@ class GameLoop:
             if self.bus is not None:
                 self.bus.set_position(ref.board, list(self.moves), ref.board.peek(),
                                       highlight=squares)
+        insisted = 0
         for _ in range(self.max_frames):
             image, frame, t = self.recovery.read()
             self.stats.frames += 1
@@ -276,12 +279,31 @@ class GameLoop:
                 self.recovery.cam.pose_check = False
                 if not obs.placement().differences(ref.board):
                     continue
+            had_restore = bool(ref.restore)
             for event in ref.observe(obs, stable):
                 self._on_event(event)
+            if ref.restore and not had_restore:
+                insisted += 1
+                if insisted > self.max_insist:
+                    self._let_it_go()
             if len(ref.record) > before and not ref.restore:
+                ref.config = self._policy_config
                 return
         raise TableError("no move could be read from the camera for a long time: check that "
                          "the board is in view and the position is the one shown")
+
+    def _let_it_go(self) -> None:
+        """The robot has insisted `max_insist` times on the same turn (a child at a fair, or a
+        reading the camera keeps getting wrong): as the opponent it may accept the position as
+        it stands (RULES.md: the opponent decides); the record keeps the irregularity."""
+        from dataclasses import replace
+
+        ref = self.referee
+        ref.restore = {}
+        ref.must_play = frozenset()
+        ref.config = replace(ref.config, policy=Policy.ACCEPT)
+        self._status("O robô aceita a posição como está. / The robot accepts the position as "
+                     "it stands.")
 
     def _on_event(self, event: RefereeEvent) -> None:
         ref = self.referee
