@@ -302,6 +302,7 @@ class GameLoop:
         ref.restore = {}
         ref.must_play = frozenset()
         ref.config = replace(ref.config, policy=Policy.ACCEPT)
+        ref._last_read = None  # read the same still board again, now under ACCEPT
         self._status("O robô aceita a posição como está. / The robot accepts the position as "
                      "it stands.")
 
