@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from app.commands.args import int_range, positive_float
 from game.board import Board
 from game.engine import Engine, SearchLimits, move_budget_s, pv_names
 from game.engine.hub import HubClient
@@ -23,6 +24,7 @@ from game.pdn import new_record, write_game
 from game.variants import find_variant
 
 DEFAULT_MOVETIME_S = 1.0
+SECONDS = positive_float("number of seconds")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -30,10 +32,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--variant", default="brazilian")
     p.add_argument("--fen", default=None, help="position (default: the initial one)")
     limit = p.add_mutually_exclusive_group()
-    limit.add_argument("--movetime", type=_positive_float, default=None, metavar="S",
+    limit.add_argument("--movetime", type=SECONDS, default=None, metavar="S",
                        help=f"seconds to think (default {DEFAULT_MOVETIME_S:g})")
-    limit.add_argument("--depth", type=_int_range(1, 64), default=None, metavar="D")
-    p.add_argument("--level", type=_int_range(1, 10), default=10, metavar="L",
+    limit.add_argument("--depth", type=int_range(1, 64), default=None, metavar="D")
+    p.add_argument("--level", type=int_range(1, 10), default=10, metavar="L",
                    help="1 (gentle) .. 10 (full strength)")
     p.add_argument("--seed", type=int, default=None, metavar="N",
                    help="seed of the level's random choices")
@@ -43,37 +45,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     s = sub.add_parser("selfplay", help="play the engine against itself at two levels")
     s.add_argument("--variant", default="brazilian")
-    s.add_argument("--games", type=_int_range(1, 10000), required=True, metavar="N")
-    s.add_argument("--level", type=_int_range(1, 10), required=True, metavar="A")
-    s.add_argument("--vs-level", type=_int_range(1, 10), required=True, metavar="B")
-    s.add_argument("--movetime", type=_positive_float, required=True, metavar="S")
+    s.add_argument("--games", type=int_range(1, 10000), required=True, metavar="N")
+    s.add_argument("--level", type=int_range(1, 10), required=True, metavar="A")
+    s.add_argument("--vs-level", type=int_range(1, 10), required=True, metavar="B")
+    s.add_argument("--movetime", type=SECONDS, required=True, metavar="S")
     s.add_argument("--seed", type=int, default=None, metavar="N",
                    help="reproducible match (searches a node budget instead of the clock)")
     s.add_argument("--pdn", type=Path, default=Path("out/selfplay.pdn"), metavar="FILE",
                    help="where to write the games (default out/selfplay.pdn)")
     s.set_defaults(func=cmd_selfplay)
-
-
-def _positive_float(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not x > 0:
-        raise argparse.ArgumentTypeError(f"{text} must be positive")
-    return x
-
-
-def _int_range(lo: int, hi: int):  # type: ignore[no-untyped-def]
-    def parse(text: str) -> int:
-        try:
-            n = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if not lo <= n <= hi:
-            raise argparse.ArgumentTypeError(f"{n} is out of range {lo}..{hi}")
-        return n
-    return parse
 
 
 def _process_age_s() -> float:
