@@ -19,7 +19,6 @@ says, for each old number, what to change; an old file is refused with that text
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 import types
 import typing
 from dataclasses import dataclass, field, fields
@@ -28,8 +27,9 @@ from typing import Any
 
 from game.errors import GameError
 from game.variants import VARIANTS, find_variant
-from robot.config import RobotConfig
+from robot.config import RobotConfig, read_toml
 from robot.config import config_from_dict as robot_config_from_dict
+from robot.errors import ConfigError as RobotConfigError
 
 CONFIG_VERSION = 1
 # version -> what to change in a file of that version to make it current (none yet: 1 is the
@@ -164,15 +164,9 @@ def load_config(path: str | Path | None) -> Config:
         return Config()
     p = Path(path)
     try:
-        with p.open("rb") as f:
-            data = tomllib.load(f)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{p}: not valid TOML: {e}") from None
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{p}: not a UTF-8 text file (byte {e.start}): is it the "
-                          f"configuration?") from None
-    except OSError as e:
-        raise ConfigError(f"{p}: cannot read the configuration: {e.strerror or e}") from None
+        data = read_toml(p)
+    except RobotConfigError as e:
+        raise ConfigError(str(e)) from None
     return config_from_dict(data, p)
 
 

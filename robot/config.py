@@ -167,16 +167,26 @@ def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
 
 
 # -- reading TOML -----------------------------------------------------------------------------
+def read_toml(p: Path) -> dict[str, Any]:
+    """A TOML file as a dict; `ConfigError` naming the file for anything that is not one."""
+    try:
+        with p.open("rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{p}: not valid TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{p}: not a UTF-8 text file (byte {e.start}): is it the "
+                          f"configuration?") from None
+    except OSError as e:
+        raise ConfigError(f"{p}: cannot read the configuration: {e.strerror or e}") from None
+
+
 def load_robot_config(path: str | Path | None) -> RobotConfig:
     """The `[robot]` table of a TOML file (or the whole file if it has none); defaults if None."""
     if path is None:
         return RobotConfig()
     p = Path(path)
-    try:
-        with p.open("rb") as f:
-            data = tomllib.load(f)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{p}: not valid TOML: {e}") from None
+    data = read_toml(p)
     section = data.get("robot", data)
     if not isinstance(section, dict):
         raise ConfigError(f"{p}: [robot] must be a table")
