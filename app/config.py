@@ -19,7 +19,6 @@ says, for each old number, what to change; an old file is refused with that text
 from __future__ import annotations
 
 import dataclasses
-import types
 import typing
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -27,7 +26,7 @@ from typing import Any
 
 from game.errors import GameError
 from game.variants import VARIANTS, find_variant
-from robot.config import RobotConfig, read_toml
+from robot.config import RobotConfig, dataclass_from_table, read_toml
 from robot.config import config_from_dict as robot_config_from_dict
 from robot.errors import ConfigError as RobotConfigError
 
@@ -189,7 +188,10 @@ def config_from_dict(data: dict[str, Any], source: Path | None = None) -> Config
     hints = typing.get_type_hints(Config)
     for name in ("game", "camera", "calibration", "gantry", "gpio", "web", "journal"):
         if name in data:
-            kwargs[name] = _build(hints[name], data[name], name, base, fail)
+            try:
+                kwargs[name] = dataclass_from_table(hints[name], data[name], name, base=base)
+            except RobotConfigError as e:
+                raise fail(str(e)) from None
     if "robot" in data:
         if not isinstance(data["robot"], dict):
             raise fail(f"robot: expected a table, got {data['robot']!r}")
@@ -284,54 +286,3 @@ def _choice(fail: typing.Callable[[str], ConfigError], name: str, value: str,
             choices: tuple[str, ...], hint: str = "") -> None:
     if value not in choices:
         raise fail(f"{name}: expected one of {', '.join(choices)}{hint}, got {value!r}")
-
-
-def _build(cls: type, data: Any, where: str, base: Path,
-           fail: typing.Callable[[str], ConfigError]) -> Any:
-    if not isinstance(data, dict):
-        raise fail(f"{where}: expected a table, got {data!r}")
-    hints = typing.get_type_hints(cls)
-    known = [f.name for f in fields(cls)]
-    kwargs = {}
-    for key, value in data.items():
-        if key not in known:
-            raise fail(f"{where}.{key}: unknown key (expected one of {', '.join(known)})")
-        kwargs[key] = _convert(hints[key], value, f"{where}.{key}", base, fail)
-    return cls(**kwargs)
-
-
-def _convert(hint: Any, value: Any, where: str, base: Path,
-             fail: typing.Callable[[str], ConfigError]) -> Any:
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin in (typing.Union, types.UnionType):
-        inner = [a for a in args if a is not type(None)][0]
-        return _convert(inner, value, where, base, fail)
-    if dataclasses.is_dataclass(hint):
-        return _build(hint, value, where, base, fail)  # type: ignore[arg-type]
-    if hint is bool:
-        if not isinstance(value, bool):
-            raise fail(f"{where}: expected true or false, got {value!r}")
-        return value
-    if hint is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise fail(f"{where}: expected a whole number, got {value!r}")
-        return value
-    if hint is float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise fail(f"{where}: expected a number, got {value!r}")
-        return float(value)
-    if hint is str:
-        if not isinstance(value, str):
-            raise fail(f"{where}: expected a string, got {value!r}")
-        return value
-    if hint is Path:
-        if not isinstance(value, str) or not value:
-            raise fail(f"{where}: expected a path (a string), got {value!r}")
-        p = Path(value).expanduser()
-        return p if p.is_absolute() else base / p
-    if origin is tuple:
-        if not isinstance(value, list) or len(value) != len(args):
-            raise fail(f"{where}: expected a list of {len(args)} values, got {value!r}")
-        return tuple(_convert(a, v, f"{where}[{i}]", base, fail)
-                     for i, (a, v) in enumerate(zip(args, value, strict=True)))
-    raise fail(f"{where}: unsupported field type {hint!r}")  # a programming error

@@ -199,7 +199,7 @@ def load_robot_config(path: str | Path | None) -> RobotConfig:
 def config_from_dict(data: dict[str, Any]) -> RobotConfig:
     gantry = data.get("gantry")
     rest = {k: v for k, v in data.items() if k != "gantry"}
-    cfg = _build(RobotConfig, rest, "robot")
+    cfg = dataclass_from_table(RobotConfig, rest, "robot", skip=frozenset({"gantry"}))
     if gantry is not None:
         try:
             cfg = dataclasses.replace(cfg, gantry=GantryCalibration.from_dict(gantry))
@@ -208,34 +208,45 @@ def config_from_dict(data: dict[str, Any]) -> RobotConfig:
     return cfg
 
 
-def _build(cls: type, data: dict[str, Any], where: str) -> Any:
+def dataclass_from_table(cls: type, data: Any, where: str, *, base: Path | None = None,
+                         skip: frozenset[str] = frozenset()) -> Any:
+    """An instance of the frozen dataclass `cls` from a parsed TOML table.
+
+    Shared by every configuration file of the program (the table's and the robot's), so they
+    all check alike: an unknown key, a wrong type or a value refused by `__post_init__` raises
+    `ConfigError` naming the dotted path `where.key`.  Relative `Path` fields are resolved
+    against `base` (the configuration file's folder).  Keys in `skip` are parsed by the caller.
+    """
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a table, got {data!r}")
     hints = typing.get_type_hints(cls)
-    known = {f.name for f in fields(cls) if f.name != "gantry"}
-    for key in data:
-        if key not in known:
-            raise ConfigError(
-                f"{where}.{key}: unknown field (expected one of {', '.join(sorted(known))})")
+    known = [f.name for f in fields(cls) if f.name not in skip]
     kwargs = {}
-    for name, value in data.items():
-        kwargs[name] = _convert(hints[name], value, f"{where}.{name}")
+    for key, value in data.items():
+        if key not in known:
+            raise ConfigError(f"{where}.{key}: unknown key (expected one of "
+                              f"{', '.join(known)})")
+        kwargs[key] = _convert(hints[key], value, f"{where}.{key}", base)
     try:
         return cls(**kwargs)
     except ConfigError as e:
         raise ConfigError(f"{where}.{e}") from None
 
 
-def _convert(hint: Any, value: Any, where: str) -> Any:
+def _convert(hint: Any, value: Any, where: str, base: Path | None) -> Any:
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        return _build(hint, value, where)
+        return dataclass_from_table(hint, value, where, base=base)
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
         if value is None and type(None) in args:
             return None
         inner = [a for a in args if a is not type(None)][0]
-        return _convert(inner, value, where)
+        return _convert(inner, value, where, base)
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: expected true or false, got {value!r}")
+        return value
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ConfigError(f"{where}: expected a number, got {value!r}")
@@ -248,13 +259,19 @@ def _convert(hint: Any, value: Any, where: str) -> Any:
         if not isinstance(value, str):
             raise ConfigError(f"{where}: expected a string, got {value!r}")
         return value
+    if hint is Path:
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"{where}: expected a path (a string), got {value!r}")
+        p = Path(value).expanduser()
+        return p if p.is_absolute() or base is None else base / p
     if origin is tuple:
         if not isinstance(value, list | tuple):
             raise ConfigError(f"{where}: expected a list, got {value!r}")
         if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_convert(args[0], v, f"{where}[{i}]") for i, v in enumerate(value))
+            return tuple(_convert(args[0], v, f"{where}[{i}]", base)
+                         for i, v in enumerate(value))
         if len(value) != len(args):
-            raise ConfigError(f"{where}: expected {len(args)} values, got {value!r}")
+            raise ConfigError(f"{where}: expected a list of {len(args)} values, got {value!r}")
         pairs = enumerate(zip(args, value, strict=True))
-        return tuple(_convert(a, v, f"{where}[{i}]") for i, (a, v) in pairs)
-    raise ConfigError(f"{where}: unsupported field type {hint!r}")
+        return tuple(_convert(a, v, f"{where}[{i}]", base) for i, (a, v) in pairs)
+    raise ConfigError(f"{where}: unsupported field type {hint!r}")  # a programming error

@@ -82,7 +82,7 @@ def test_opencv_device_path_and_folder_source(tmp_path: Path) -> None:
     ('[journal]\ndir = 5\n', "journal.dir", "expected a path"),
     ('game = 3\n', "game", "expected a table"),
     ('[robot]\ncarriage = "flying"\n', "robot.carriage", "expected one of under-board"),
-    ('[robot.magnet]\npni = 4\n', "robot.magnet.pni", "unknown field"),
+    ('[robot.magnet]\npni = 4\n', "robot.magnet.pni", "unknown key"),
 ])
 def test_errors_name_file_field_and_expectation(tmp_path: Path, body: str, field: str | None,
                                                 expected: str | None) -> None:
