@@ -1,23 +1,36 @@
 """Find the playing grid without markers or clicks.
 
-The squares of a draughts board form a checker pattern; OpenCV's sector-based chessboard
-detector finds its inner corners to sub-pixel precision when enough of the pattern is bare (an
-empty board, or one lightly populated).  The outer grid corners follow from the homography of
-the inner lattice.  Which outer corner is a1 is fixed by the dark corner squares (a1 and the
-opposite corner are dark) and by the camera standing on White's side (a1 is the dark corner
-nearer the bottom of the image).  A crowded board may not be found: then calibrate once on the
-empty board (`damas calibrate board`) or pass `--corners`.
+1. Candidate squares: four-sided blobs in several binarisations (`vision.cell_quads`).  Light
+   squares are never occupied in draughts, so a crowded board still shows most of them.
+2. Lattice hypotheses: one candidate square fixes a homography of the unit square; the lattice
+   grows from it to the candidates that fall on its cells, refitting as it goes
+   (`vision.grid_fit`, with one radial lens term once enough cells are known).  The hypothesis
+   explaining the most squares wins; a few runners-up are kept.
+3. Which 8x8 (10x10) block of the lattice is the board: every placement covering the found
+   squares is scored by the checker contrast of all its cells (light-parity cells alike and
+   unlike the others), minus any side where the pattern continues beyond it, and its corner
+   cells must be the darker colour (a1 is dark).
+4. Sub-pixel: the inner grid corners are refined with cornerSubPix where they still look like
+   a checker corner (x-corner test), and the lattice refitted to them.
+5. a1: of the two dark corners, the one at the left end of the edge nearest the camera (the
+   camera stands on White's side; `vision.pipeline` turns the board round when the pieces say
+   White sits elsewhere).
+A board whose best placement reaches outside the image is refused (BoardOutOfView) rather than
+guessed; no convincing lattice is BoardNotFound.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
+from vision.cell_quads import Quads, find_quads
 from vision.config import VisionConfig
 from vision.errors import BoardNotFound, BoardOutOfView
+from vision.grid_fit import LatticeModel, LensCentre, fit_lattice, robust_fit
 
 
 @dataclass(frozen=True)
@@ -26,91 +39,265 @@ class FoundBoard:
     confidence: float
 
 
-def _lattice(gray: np.ndarray, inner: int) -> np.ndarray | None:
-    ok, pts = cv2.findChessboardCornersSB(
-        gray, (inner, inner), flags=cv2.CALIB_CB_EXHAUSTIVE | cv2.CALIB_CB_ACCURACY)
-    return pts.reshape(-1, 2) if ok and pts is not None else None
+@dataclass(frozen=True)
+class _Lattice:
+    model: LatticeModel
+    cells: np.ndarray  # M x 2 integer cell of each inlier quad
+    quad_index: np.ndarray  # M indices into Quads
+
+    @property
+    def support(self) -> int:
+        return len({(int(i), int(j)) for i, j in self.cells})
 
 
-def _colour_masks(small: np.ndarray, max_masks: int = 6) -> list[np.ndarray]:
-    """Binary images, one per dominant colour: in the one of the light squares, pieces (which
-    stand on dark squares) vanish and the checker pattern is clean."""
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
-    data = lab.reshape(-1, 3)[::5].astype(np.float32)
-    masks = []
-    for k in (3, 4):
-        criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1.0)
-        _, _, centres = cv2.kmeans(data, k, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
-        d = np.linalg.norm(lab.reshape(-1, 1, 3).astype(np.float32) - centres[None], axis=2)
-        nearest = np.argmin(d, axis=1).reshape(lab.shape[:2])
-        for c in np.argsort(-centres[:, 0]):  # lightest first: light squares are light
-            m = (nearest == c).astype(np.uint8) * 255
-            masks.append(cv2.GaussianBlur(m, (3, 3), 0))
-            if len(masks) >= max_masks:
-                return masks
-    return masks
+_UNIT = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
 
 
-def find_board(image_bgr: np.ndarray, grid: int, cfg: VisionConfig) -> FoundBoard:
-    h, w = image_bgr.shape[:2]
-    scale = min(1.0, cfg.locate_max_side_px / max(h, w))
-    small = cv2.resize(image_bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    inner = grid - 1
-    pts = _lattice(gray, inner)
-    confidence = 0.9
-    if pts is None:
-        for mask in _colour_masks(small):
-            pts = _lattice(mask, inner)
-            if pts is not None:
-                confidence = 0.8
-                break
-    if pts is None:
-        raise BoardNotFound("no board found (the square pattern is not visible enough); "
-                            "give --corners or a calibration file")
-    pts = pts / scale
-    lattice = np.array([(i + 1, j + 1) for j in range(inner) for i in range(inner)], np.float64)
-    hom, _ = cv2.findHomography(lattice, pts)
-    outer = np.array([[0, 0], [grid, 0], [grid, grid], [0, grid]], np.float64)
-    corners = cv2.perspectiveTransform(outer.reshape(-1, 1, 2), hom).reshape(4, 2)
-    corners = _orient(image_bgr, corners, grid)
-    if np.any(corners < 0) or np.any(corners[:, 0] > w - 1) or np.any(corners[:, 1] > h - 1):
-        raise BoardOutOfView("board partly out of view: its outer corners fall outside the "
-                             "image")
-    return FoundBoard(corners, confidence)
+def _correspondences(quads: Quads, idx: np.ndarray, cells: np.ndarray,
+                     model: LatticeModel) -> tuple[np.ndarray, np.ndarray]:
+    """Lattice/image pairs from inlier quads: each centre, and each corner matched to the
+    nearest lattice corner (the quad's vertex order is arbitrary)."""
+    uv = [cells + 0.5]
+    px = [quads.centres[idx]]
+    lat = model.to_lattice(quads.corners[idx].reshape(-1, 2)).reshape(-1, 4, 2)
+    near = np.round(lat)
+    uv.append(near.reshape(-1, 2))
+    px.append(quads.corners[idx].reshape(-1, 2))
+    return np.vstack(uv), np.vstack(px)
 
 
-def _square_lightness(gray: np.ndarray, corners: np.ndarray, grid: int, f: int, r: int) -> float:
-    plane = np.array([[0, 0], [grid, 0], [grid, grid], [0, grid]], np.float64)
-    hom, _ = cv2.findHomography(plane, corners)
-    g = (0.1, 0.9)  # near the square's corners: pieces stand in the middle
-    pts = np.array([(f + a, r + b) for a in g for b in g], np.float64)
-    px = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), hom).reshape(-1, 2)
-    x = np.clip(px[:, 0].astype(int), 0, gray.shape[1] - 1)
-    y = np.clip(px[:, 1].astype(int), 0, gray.shape[0] - 1)
-    return float(np.median(gray[y, x]))
+def _grow(quads: Quads, seed: int, lens: LensCentre, tol: float = 0.22,
+          max_rounds: int = 12) -> _Lattice | None:
+    hom, _ = cv2.findHomography(_UNIT, quads.corners[seed], 0)
+    if hom is None:
+        return None
+    model = LatticeModel(hom, 0.0, lens)
+    idx = np.array([seed])
+    cells = np.array([[0, 0]])
+    reach = 1.6
+    for _ in range(max_rounds):
+        with np.errstate(all="ignore"):
+            lat_c = model.to_lattice(quads.centres) - 0.5
+            lat_q = model.to_lattice(quads.corners.reshape(-1, 2)).reshape(-1, 4, 2)
+        cell = np.round(lat_c)
+        err_c = np.max(np.abs(lat_c - cell), axis=1)
+        err_q = np.max(np.abs(lat_q - np.round(lat_q)), axis=(1, 2))
+        span = lat_q.max(axis=1) - lat_q.min(axis=1)
+        unit = np.all((span > 0.75) & (span < 1.3), axis=1)
+        lo, hi = cells.min(axis=0) - reach, cells.max(axis=0) + reach
+        near = np.all((cell >= lo) & (cell <= hi), axis=1)
+        ok = (err_c < tol) & (err_q < 1.4 * tol) & unit & near & np.all(np.isfinite(lat_c), 1)
+        new_idx = np.flatnonzero(ok)
+        if len(new_idx) == 0:
+            return None
+        new_cells = cell[new_idx].astype(int)
+        grown = len(new_idx) > len(idx)
+        idx, cells = new_idx, new_cells
+        uv, px = _correspondences(quads, idx, cells, model)
+        n_cells = len({(int(i), int(j)) for i, j in cells})
+        fitted = fit_lattice(uv, px, lens, with_distortion=n_cells >= 12)
+        if fitted is None:
+            return None
+        model = fitted[0]
+        if not grown and reach > 20:
+            break
+        reach = reach * 2 if grown else 40.0
+    return _Lattice(model, cells, idx)
 
 
-def _orient(image_bgr: np.ndarray, corners: np.ndarray, grid: int) -> np.ndarray:
-    """Rotate the corner list so that corner 0 is a1: a dark corner, lowest in the image."""
-    gray = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
+def _seeds(quads: Quads, limit: int) -> list[int]:
+    """Quads with the most similar-sized quads nearby first: squares of a board come in crowds."""
+    n = len(quads.areas)
+    if n == 0:
+        return []
+    d = np.linalg.norm(quads.centres[:, None] - quads.centres[None], axis=2)
+    size = np.sqrt(quads.areas)
+    ratio = quads.areas[:, None] / quads.areas[None]
+    similar = (ratio > 0.5) & (ratio < 2.0) & (d < 3.5 * size[:, None]) & (d > 0.5 * size[:, None])
+    order = np.argsort(-similar.sum(axis=1), kind="stable")
+    return [int(i) for i in order[:limit]]
+
+
+def _hypotheses(quads: Quads, lens: LensCentre, max_seeds: int = 24, keep: int = 3,
+                ) -> list[_Lattice]:
+    found: list[_Lattice] = []
+    covered: set[int] = set()
+    for seed in _seeds(quads, max_seeds):
+        if seed in covered:
+            continue
+        lat = _grow(quads, seed, lens)
+        if lat is None or lat.support < 4:
+            continue
+        covered.update(int(i) for i in lat.quad_index)
+        found.append(lat)
+    found.sort(key=lambda t: -t.support)
+    return found[:keep]
+
+
+@dataclass(frozen=True)
+class _Placement:
+    origin: tuple[int, int]  # lattice cell of the board's corner cell (a dark one)
+    score: float
+    visible_share: float
+    dark_at_origin: bool  # else the board's dark corner cells are the other diagonal
+
+
+def _cell_colours(lab: np.ndarray, model: LatticeModel, i0: int, j0: int, n_i: int, n_j: int,
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Lab samples at five points of each cell (four near the corners, the centre); NaN outside
+    the image.  Returns samples (n_i, n_j, 5, 3) and the visible mask (n_i, n_j)."""
+    offs = np.array([[0.15, 0.15], [0.85, 0.15], [0.85, 0.85], [0.15, 0.85], [0.5, 0.5]])
+    ii, jj = np.meshgrid(np.arange(i0, i0 + n_i), np.arange(j0, j0 + n_j), indexing="ij")
+    uv = np.stack([ii, jj], axis=-1)[:, :, None, :] + offs[None, None]
+    with np.errstate(all="ignore"):
+        px = model.to_image(uv.reshape(-1, 2))
+    h, w = lab.shape[:2]
+    inside = (px[:, 0] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] >= 0) & (px[:, 1] <= h - 1)
+    inside &= np.all(np.isfinite(px), axis=1)
+    xs = np.clip(np.nan_to_num(px[:, 0]), 0, w - 1).astype(int)
+    ys = np.clip(np.nan_to_num(px[:, 1]), 0, h - 1).astype(int)
+    vals = lab[ys, xs].astype(np.float64)
+    vals[~inside] = np.nan
+    vals = vals.reshape(n_i, n_j, 5, 3)
+    visible = inside.reshape(n_i, n_j, 5).all(axis=2)
+    return vals, visible
+
+
+def _score_placements(lab: np.ndarray, lat: _Lattice, grid: int,
+                      min_inside: float = 0.85) -> list[_Placement]:
+    lo = lat.cells.min(axis=0)
+    hi = lat.cells.max(axis=0)
+    # Board origins that could hold most of the found squares (a stray square off the board,
+    # e.g. on a marker, must not rule the right placement out), with a ring of one cell.
+    first = np.minimum(lo, hi - grid + 1) - 1
+    last = np.maximum(lo, hi - grid + 1) + 1
+    i0, j0 = int(first[0]) - 1, int(first[1]) - 1
+    n_i, n_j = int(last[0]) + grid + 1 - i0, int(last[1]) + grid + 1 - j0
+    if n_i > 4 * grid or n_j > 4 * grid:
+        return []
+    vals, visible = _cell_colours(lab, lat.model, i0, j0, n_i, n_j)
+    cells = np.array(sorted({(int(i), int(j)) for i, j in lat.cells}))
+    out = []
+    for oi in range(int(first[0]), int(last[0]) + 1):
+        for oj in range(int(first[1]), int(last[1]) + 1):
+            inside = np.all((cells >= (oi, oj)) & (cells < (oi + grid, oj + grid)), axis=1)
+            if inside.sum() < min_inside * len(cells):
+                continue
+            a, b = oi - i0, oj - j0
+            for dark_at_origin in (True, False):
+                s = _placement_score(vals[a - 1:a + grid + 1, b - 1:b + grid + 1],
+                                     visible[a - 1:a + grid + 1, b - 1:b + grid + 1], grid,
+                                     dark_at_origin)
+                if s is not None:
+                    out.append(_Placement((oi, oj), s[0], s[1], dark_at_origin))
+    return out
+
+
+def _votes(d: np.ndarray, thr: float) -> np.ndarray:
+    return np.where(d > thr, 1.0, np.where(d < -thr, -1.0, 0.0))
+
+
+def _placement_score(vals: np.ndarray, visible: np.ndarray, grid: int, dark_at_origin: bool,
+                     ) -> tuple[float, float] | None:
+    """Checker contrast of a (grid+2)^2 block whose inner grid^2 is the candidate board.
+
+    Every pair of edge-neighbouring cells of the board votes: +1 when the light-parity cell is
+    clearly lighter than the dark-parity one, -1 when clearly darker, 0 when alike (a hand, a
+    frame, glare).  Comparing neighbours, not a global reference, keeps glare and light
+    gradients harmless.  Light cells are read over five points (they are never occupied, a
+    leaning piece covers at most a part), dark ones over their four corner points (a piece
+    covers the centre).  Then the pattern must stop at the edge: the cells just outside the
+    board, taken along each side, must not alternate like the board does.
+    """
+    n = grid + 2
+    ii, jj = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    # The board's corner cell (1, 1) of the block is dark, or its neighbour is.
+    light = ((ii - 1 + jj - 1) % 2) == (1 if dark_at_origin else 0)
+    board = (ii >= 1) & (ii <= grid) & (jj >= 1) & (jj <= grid)
+    vis_board = visible & board
+    if vis_board.sum() < 0.5 * grid * grid:
+        return None
+    lum = vals[..., 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # cells wholly outside the image
+        med = np.nanmedian(lum, axis=2)
+        v = np.where(light | ~board, med, np.nanmin(lum[:, :, :4], axis=2))
+    sign = np.where(light, 1.0, -1.0)
+    # Pairs along i and along j: d > 0 when the light-parity member is the lighter.
+    d_i = (v[1:, :] - v[:-1, :]) * sign[1:, :]
+    d_j = (v[:, 1:] - v[:, :-1]) * sign[:, 1:]
+    in_i = vis_board[1:, :] & vis_board[:-1, :]
+    in_j = vis_board[:, 1:] & vis_board[:, :-1]
+    pairs = np.concatenate([d_i[in_i], d_j[in_j]])
+    if len(pairs) < grid * grid / 2:
+        return None
+    contrast = float(np.median(np.abs(pairs)))
+    if contrast < 8.0:
+        return None
+    thr = 0.3 * contrast
+    votes = _votes(pairs, thr)
+    # Alike pairs (0) neither help nor hurt, up to half the board: a hand may cover that much.
+    s_board = float(np.sum(votes)) / max(float(np.count_nonzero(votes)), grid * (grid - 1))
+    ring_pen = 0.0
+    last = n - 1
+    ring_sides = ((d_j[0, 1:last - 1], visible[0, 1:last - 1] & visible[0, 2:last]),
+                  (d_j[last, 1:last - 1], visible[last, 1:last - 1] & visible[last, 2:last]),
+                  (d_i[1:last - 1, 0], visible[1:last - 1, 0] & visible[2:last, 0]),
+                  (d_i[1:last - 1, last], visible[1:last - 1, last] & visible[2:last, last]))
+    for dd, vis in ring_sides:
+        if vis.sum() >= grid / 2:
+            ring_pen = max(ring_pen, float(np.mean(_votes(dd[vis], thr))))
+    share = float(vis_board.sum()) / (grid * grid)
+    return s_board - ring_pen + 0.25 * share, share
+
+
+def _refine_corners(grey: np.ndarray, model: LatticeModel, origin: tuple[int, int], grid: int,
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Inner grid corners that still look like checker corners, refined to sub-pixel."""
+    oi, oj = origin
+    ij = np.array([(oi + i, oj + j) for i in range(1, grid) for j in range(1, grid)], float)
+    px = model.to_image(ij)
+    cell = model.cell_px(ij)
+    h, w = grey.shape
+    ok = (px[:, 0] > 3) & (px[:, 0] < w - 4) & (px[:, 1] > 3) & (px[:, 1] < h - 4)
+    ij, px, cell = ij[ok], px[ok], cell[ok]
+    if len(px) == 0:
+        return ij, px
+    win = int(max(2, min(12, np.median(cell) * 0.2)))
+    pts = px.astype(np.float32).reshape(-1, 1, 2).copy()
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.01)
+    cv2.cornerSubPix(grey, pts, (win, win), (-1, -1), crit)
+    ref = pts.reshape(-1, 2).astype(np.float64)
+    moved = np.linalg.norm(ref - px, axis=1)
+    # X-corner test on the refined point: diagonal quadrants alike, neighbouring ones unlike.
+    g = cv2.GaussianBlur(grey, (3, 3), 0).astype(np.float64)
+    diag = np.array([[0.25, 0.25], [-0.25, 0.25], [-0.25, -0.25], [0.25, -0.25]])
+    q = []
+    for d in diag:
+        p = model.to_image(ij + d) - px + ref
+        xs = np.clip(p[:, 0].round().astype(int), 0, w - 1)
+        ys = np.clip(p[:, 1].round().astype(int), 0, h - 1)
+        q.append(g[ys, xs])
+    a, b, c, d = q
+    contrast = np.abs((a + c) - (b + d)) / 2
+    same = np.maximum(np.abs(a - c), np.abs(b - d))
+    good = (moved < 0.2 * cell) & (contrast > 15) & (same < 0.5 * contrast)
+    return ij[good], ref[good]
+
+
+def _orient(corners: np.ndarray) -> np.ndarray:
+    """corners: the lattice corners of the placement, index 0 and 2 at dark corner cells, in
+    lattice order.  Returns a1, h1, h8, a8: a1 a dark corner, the a1-h1 edge the lowest in the
+    image, and a1 -> h1 -> h8 running counter-clockwise on screen (as seen from White's side)."""
     best = None
-    for shift in range(4):
-        c = np.roll(corners, -shift, axis=0)
+    for start in (0, 2):
+        c = np.roll(corners, -start, axis=0)
         for order in (c, c[[0, 3, 2, 1]]):
-            # Dark squares: (f + r) even.  Compare the mean of dark and light squares.
-            dark = np.mean([_square_lightness(gray, order, grid, f, r)
-                            for f in range(0, grid, 3) for r in range(0, grid, 3)
-                            if (f + r) % 2 == 0])
-            light = np.mean([_square_lightness(gray, order, grid, f, r)
-                             for f in range(0, grid, 3) for r in range(1, grid, 3)
-                             if (f + r) % 2 == 1])
-            # a1 -> h1 runs left to right, as seen from White's side: counter-clockwise in
-            # image coordinates (y down) means a positive signed area here.
-            area = _signed_area(order)
-            score = (1000 if area < 0 else 0) + (100 if light > dark else 0) + 0.01 * order[0][1]
-            if best is None or score > best[0]:
-                best = (score, order)
+            if _signed_area(order) >= 0:
+                continue
+            low = float(order[0][1] + order[1][1])
+            if best is None or low > best[0]:
+                best = (low, order)
     assert best is not None
     return best[1]
 
@@ -118,3 +305,50 @@ def _orient(image_bgr: np.ndarray, corners: np.ndarray, grid: int) -> np.ndarray
 def _signed_area(c: np.ndarray) -> float:
     x, y = c[:, 0], c[:, 1]
     return 0.5 * float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
+
+
+def find_board(image_bgr: np.ndarray, grid: int, cfg: VisionConfig) -> FoundBoard:
+    h, w = image_bgr.shape[:2]
+    scale = min(1.0, cfg.locate_max_side_px / max(h, w))
+    small = image_bgr if scale == 1.0 else cv2.resize(image_bgr, None, fx=scale, fy=scale,
+                                                      interpolation=cv2.INTER_AREA)
+    sh, sw = small.shape[:2]
+    lens = LensCentre.of_image(sw, sh)
+    quads = find_quads(small)
+    hyps = _hypotheses(quads, lens)
+    if not hyps:
+        raise BoardNotFound("no board found (no checker pattern of squares in the image); "
+                            "give --corners or a calibration file")
+    lab = cv2.cvtColor(cv2.blur(small, (3, 3)), cv2.COLOR_BGR2LAB)
+    best: tuple[float, _Lattice, _Placement] | None = None
+    for lat in hyps:
+        for pl in _score_placements(lab, lat, grid):
+            if best is None or pl.score > best[0]:
+                best = (pl.score, lat, pl)
+    if best is None or best[0] < 0.35:
+        raise BoardNotFound("no board found (the square pattern is not clear enough); "
+                            "give --corners or a calibration file")
+    _, lat, pl = best
+    oi, oj = pl.origin
+    model = lat.model
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    ij, xc = _refine_corners(grey, model, pl.origin, grid)
+    if len(ij) >= 12:
+        uv, px = _correspondences(quads, lat.quad_index, lat.cells, model)
+        uv = np.vstack([uv[:len(lat.cells)], ij])  # quad centres + checker corners
+        px = np.vstack([px[:len(lat.cells)], xc])
+        fitted = robust_fit(uv, px, lens)
+        if fitted is not None:
+            model = fitted[0]
+    outer = np.array([[oi, oj], [oi + grid, oj], [oi + grid, oj + grid], [oi, oj + grid]],
+                     np.float64)
+    if not pl.dark_at_origin:
+        outer = np.roll(outer, -1, axis=0)
+    corners = _orient(model.to_image(outer)) / scale
+    check_share = len(ij) / float((grid - 1) ** 2)
+    confidence = float(np.clip(0.5 * min(1.0, pl.score) + 0.5 * check_share, 0.0, 1.0))
+    if pl.visible_share < 1.0 or np.any(corners < 0) or np.any(corners[:, 0] > w - 1) \
+            or np.any(corners[:, 1] > h - 1):
+        raise BoardOutOfView("board partly out of view: its outer corners fall outside the "
+                             "image")
+    return FoundBoard(corners, confidence)

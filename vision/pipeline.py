@@ -15,6 +15,7 @@ from calibration.camera import CameraIntrinsics
 from calibration.colour import ColourModel
 from calibration.store import Calibration
 from game.board import BaseBoard, Piece
+from game.geometry import geometry
 from game.variants import Variant, find_variant
 from vision.config import VisionConfig
 from vision.errors import BoardOutOfView
@@ -121,10 +122,12 @@ class BoardObserver:
         verdicts = classify(image, located.samples, self.cfg, self._colours())
         if getattr(self, "_auto", False):
             # A board found without help is symmetric under a half turn (a1 and the opposite
-            # corner are both dark): White's side is where the lighter pieces stand.
+            # corner are both dark), and the camera need not stand on White's side: White's
+            # side is where the lighter pieces stand.
             self._auto = False
-            if self._white_on_far_side(verdicts):
-                corners = np.roll(located.pose.corners_px, 2, axis=0)
+            order = self._white_side_order(verdicts)
+            if order is not None:
+                corners = located.pose.corners_px[list(order)]
                 located = self._plan(corners, located.confidence, image.shape[1::-1])
                 self._located = located
                 verdicts = classify(image, located.samples, self.cfg, self._colours())
@@ -149,15 +152,30 @@ class BoardObserver:
         return ColourModel(_lab(v.dark_lab), _lab(v.light_lab), _lab(v.white_lab),
                            _lab(v.black_lab))
 
-    def _white_on_far_side(self, v: SquareVerdicts) -> bool:
-        ranks = {True: [], False: []}  # type: dict[bool, list[int]]
+    def _white_side_order(self, v: SquareVerdicts) -> tuple[int, int, int, int] | None:
+        """How to reorder the corners (a1, h1, h8, a8) so that rank 1 is White's side, or None
+        to keep them.  Only the orders that keep a1 on a dark corner are possible: a half
+        turn, and the two reflections through the dark diagonal (a board whose dark corner is
+        at White's right, seen from above); a reflection needs White clearly beside the
+        board's rank axis, not merely a little off the middle."""
+        coords = geometry(self.variant.width, self.variant.height).coords
+        white: list[tuple[int, int]] = []
+        black: list[tuple[int, int]] = []
         for sq, code in enumerate(v.labels):
             if int(code) in _PIECE_OF:
-                ranks[_PIECE_OF[int(code)].color.value == "white"].append(
-                    sq // (self.grid // 2))
-        if not ranks[True] or not ranks[False]:
-            return False
-        return float(np.mean(ranks[True])) > float(np.mean(ranks[False])) + 0.5
+                is_white = _PIECE_OF[int(code)].color.value == "white"
+                (white if is_white else black).append(coords[sq])
+        if not white or not black:
+            return None
+        dfile, drank = (np.mean(np.array(white, float), axis=0)
+                        - np.mean(np.array(black, float), axis=0))
+        if abs(dfile) > abs(drank) + 1.0 and abs(dfile) > 1.5:
+            # White on the a-file side: a1 stays, h1 and a8 swap; on the h-file side, h8
+            # becomes a1.
+            return (0, 3, 2, 1) if dfile < 0 else (2, 1, 0, 3)
+        if drank > 0.5:
+            return (2, 3, 0, 1)
+        return None
 
     def _to_observation(self, v: SquareVerdicts, located: Located) -> BoardObservation:
         board = BaseBoard.empty(self.variant)
