@@ -1,6 +1,7 @@
 """Measure automatic board finding alone on rendered scenes (no piece reading).
 
 Usage: python bench/vision_locate.py [--scenes 500] [--seed 1] [--workers 2] [--show-failures]
+                                    [--max-side PX]
 Scenes are drawn exactly as bench/vision_eval.py draws them (same seeds, 10% on 10x10), but the
 board is located on every scene.  A board counts as found when all four corners, a1 first, lie
 within a quarter square of the renderer's ground truth (vision_eval's rule).  Prints the found
@@ -29,7 +30,8 @@ from vision.errors import VisionError
 from vision.locate import find_board
 
 
-def one(seed: int) -> dict[str, object]:
+def one(job: tuple[int, int]) -> dict[str, object]:
+    seed, max_side = job
     cv2.setNumThreads(1)
     rng = random.Random(seed)
     variant = find_variant("international" if rng.random() < 0.1 else "brazilian")
@@ -40,7 +42,8 @@ def one(seed: int) -> dict[str, object]:
     frame = render(world, scene, variant, seed=seed)
     t0 = time.perf_counter()
     try:
-        fb = find_board(frame.image, variant.width, VisionConfig())
+        fb = find_board(frame.image, variant.width, VisionConfig(**(
+            {"locate_max_side_px": max_side} if max_side else {})))
     except VisionError as exc:
         return {"seed": seed, "found": False, "why": type(exc).__name__, "time_s":
                 time.perf_counter() - t0, "tilt": scene.camera.tilt_deg}
@@ -62,11 +65,13 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--show-failures", action="store_true")
+    ap.add_argument("--max-side", type=int, default=0,
+                    help="locate_max_side_px (default: VisionConfig's)")
     a = ap.parse_args()
     t0 = time.perf_counter()
     seeds = [a.seed * 1_000_003 + i for i in range(a.scenes)]
     with ProcessPoolExecutor(a.workers) as ex:
-        results = list(ex.map(one, seeds, chunksize=4))
+        results = list(ex.map(one, [(s, a.max_side) for s in seeds], chunksize=4))
     found = sum(bool(r["found"]) for r in results)
     why = Counter(str(r["why"]) for r in results if not r["found"])
     times = sorted(float(r["time_s"]) for r in results)  # type: ignore[arg-type]

@@ -1,0 +1,158 @@
+"""Finding the board without help, on rendered scenes (the renderer's corners are the answer)
+and on the hand-labelled photographs.
+
+A board counts as found when all four corners, a1 first, lie within a quarter square of the
+truth (bench/vision_eval.py's rule); a clean frontal view must be sub-pixel.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from app.cli import main
+from game.board import BaseBoard
+from game.variants import find_variant
+from sim.render import Frame, render
+from sim.scene import sample_hand, sample_position, sample_scene, sample_world, with_camera
+from sim.world import TableSpec
+from vision.config import VisionConfig
+from vision.errors import BoardNotFound, BoardOutOfView
+from vision.locate import find_board
+from vision.pipeline import BoardObserver
+
+PHOTOS = Path("/work/shared/photos")
+
+
+def _render(seed: int, *, variant: str = "brazilian", tilt: float | None = None,
+            fill: float | None = None, king_share: float = 0.25, glare: bool = False,
+            hand: bool = False, board: BaseBoard | None = None, **camera: object) -> Frame:
+    rng = random.Random(seed)
+    v = find_variant(variant)
+    spec = TableSpec(grid=v.width)
+    scene = sample_scene(rng, spec, hand_probability=0.0, glare_probability=0.0,
+                         hard_shadow_probability=0.0)
+    if tilt is not None:
+        scene = with_camera(scene, tilt_deg=tilt)
+    if camera:
+        scene = with_camera(scene, **camera)
+    if glare:
+        centre = v.width * spec.square_mm / 2
+        scene = replace(scene, light=replace(scene.light, glare=(
+            centre + rng.uniform(-60, 60), centre + rng.uniform(-60, 60), 45.0, 0.9)))
+    if hand:
+        scene = replace(scene, hand=sample_hand(rng, spec))
+    if board is None:
+        board = sample_position(rng, v, king_share=king_share, fill=fill)
+    return render(sample_world(rng, board, spec), scene, v, seed=seed)
+
+
+def _error_squares(found: np.ndarray, frame: Frame, grid: int) -> float:
+    side = np.linalg.norm(frame.corners_px[0] - frame.corners_px[1]) / grid
+    return float(np.max(np.linalg.norm(found - frame.corners_px, axis=1)) / side)
+
+
+def _assert_found(frame: Frame, grid: int = 8) -> None:
+    assert frame.fully_visible
+    found = find_board(frame.image, grid, VisionConfig())
+    assert _error_squares(found.corners_px, frame, grid) < 0.25
+    assert 0.0 < found.confidence <= 1.0
+
+
+def test_frontal_view_is_sub_pixel():
+    frame = _render(11, tilt=0.0, fill=0.3)
+    found = find_board(frame.image, 8, VisionConfig())
+    assert np.max(np.linalg.norm(found.corners_px - frame.corners_px, axis=1)) < 1.5
+    assert found.confidence > 0.7
+
+
+@pytest.mark.parametrize("seed", (21, pytest.param(22, marks=pytest.mark.slow)))
+def test_crowded_board_with_kings(seed):
+    # Every dark square occupied, half of them kings: the checker pattern is broken everywhere
+    # but on the light squares.
+    _assert_found(_render(seed, fill=1.0, king_share=0.5))
+
+
+@pytest.mark.parametrize("seed", (31, pytest.param(32, marks=pytest.mark.slow)))
+def test_oblique_camera_45_degrees(seed):
+    _assert_found(_render(seed, tilt=45.0, fill=0.6))
+
+
+@pytest.mark.parametrize("seed", (41, pytest.param(42, marks=pytest.mark.slow)))
+def test_glare(seed):
+    _assert_found(_render(seed, glare=True))
+
+
+@pytest.mark.parametrize("seed", (51, pytest.param(52, marks=pytest.mark.slow)))
+def test_hand_over_the_board(seed):
+    frame = _render(seed, hand=True, tilt=20.0)
+    assert frame.occluded or frame.partly_occluded, "the hand must cover some squares"
+    _assert_found(frame)
+
+
+@pytest.mark.parametrize("seed", (61, pytest.param(62, marks=pytest.mark.slow)))
+def test_international_10x10(seed):
+    _assert_found(_render(seed, variant="international"), grid=10)
+
+
+@pytest.mark.parametrize("azimuth", (90.0, 180.0))
+def test_camera_not_on_whites_side_turned_by_the_pieces(azimuth):
+    # The start position tells White's side; the board is found, then turned so a1 is White's.
+    variant = find_variant("brazilian")
+    frame = _render(71, tilt=30.0, azimuth_deg=azimuth, board=BaseBoard.starting(variant))
+    assert frame.fully_visible
+    obs = BoardObserver(variant).observe(frame.image)
+    assert _error_squares(np.array(obs.corners_px), frame, 8) < 0.25
+
+
+def _cut_frame(seed: int) -> Frame:
+    frame = _render(seed, tilt=25.0, look_at_mm=(160.0 + 230.0, 160.0))
+    assert not frame.fully_visible
+    return frame
+
+
+def test_board_partly_out_of_view_is_refused():
+    frame = _cut_frame(81)
+    with pytest.raises(BoardOutOfView):
+        find_board(frame.image, 8, VisionConfig())
+
+
+def test_detect_without_corners_exits_2_when_the_board_is_cut(tmp_path, capsys):
+    frame = _cut_frame(81)
+    path = tmp_path / "cut.jpg"
+    cv2.imwrite(str(path), frame.image)
+    assert main(["detect", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "out of view" in err[0]
+
+
+def test_no_checker_pattern_is_not_found():
+    rng = np.random.default_rng(5)
+    noise = cv2.GaussianBlur(rng.integers(0, 255, (480, 640, 3), np.uint8), (0, 0), 6)
+    with pytest.raises(BoardNotFound):
+        find_board(noise, 8, VisionConfig())
+
+
+def _photos() -> list[dict]:
+    path = PHOTOS / "labels.json"
+    return json.loads(path.read_text())["images"] if path.exists() else []
+
+
+@pytest.mark.skipif(not _photos(), reason="the shared photographs are not available")
+@pytest.mark.parametrize("item", _photos(), ids=lambda it: it["file"])
+def test_photo_board_found_without_help(item):
+    # Hand-labelled corners are the answer; the pieces tell White's side (a camera at the side,
+    # a board turned so its dark corner is at White's right).
+    image = cv2.imread(str(PHOTOS / item["file"]))
+    variant = "international" if item["grid"] == 10 else "brazilian"
+    obs = BoardObserver(variant).observe(image)
+    truth = np.array(item["corners"], np.float64)
+    side = np.linalg.norm(truth[0] - truth[1]) / item["grid"]
+    err = np.max(np.linalg.norm(np.array(obs.corners_px) - truth, axis=1)) / side
+    assert err < 0.25
