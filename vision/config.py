@@ -20,8 +20,43 @@ class PieceGeometry:
 
 
 @dataclass(frozen=True)
+class KingConfig:
+    """The stacked-king test (vision.kings): which height explains each piece's silhouette."""
+
+    lines_sq: tuple[float, ...] = (-0.2, -0.1, 0.0, 0.1, 0.2)  # along lines
+    step_px: float = 2.0  # sample spacing on the lines
+    margin_sq: float = 0.12  # the lines reach this far beyond the largest silhouette
+    radius_range: tuple[float, float] = (0.8, 1.2)  # of the configured radius: sets differ
+    # The set's radius is then refined between these shares of its measured width (n steps).
+    radius_fit: tuple[float, float, int] = (0.92, 1.02, 6)
+    radius_prior: float = 0.97  # the usual share (the widest of three lines overshoots)
+    radius_prior_weight: float = 0.15
+    # Brightness factors a colour may take and still be the board's (dimmed in a shadow) or
+    # the piece's (a wall turned from the light is much darker than the top face).
+    board_shade: tuple[float, float] = (0.5, 1.5)
+    piece_shade: tuple[float, float] = (0.2, 1.6)
+    spot_delta: float = 40.0  # a specular spot is this much lighter (0..255) than piece/board
+    shifts: int = 13  # off-centre shifts tried along the view (within max_offset_sq)
+    split: float = 0.0  # king when the fit prefers two discs by more than this (-1..1)
+    # Without a calibrated lens, which misjudges every lean alike, the disc height is measured
+    # from the pieces in view, between these shares of the configured one.
+    measure_height: bool = True
+    height_range: tuple[float, float] = (0.6, 2.0)
+    heights: int = 9
+    min_pieces_for_height: int = 4
+    king_cost: float = 0.1  # share of a piece's largest difference a king must win by there
+    # Without a calibrated lens, views steeper than this say nothing about kings (see
+    # vision.king_samples.KingSamples.leans_known).
+    uncalibrated_min_tilt_deg: float = 30.0
+    min_step_px: float = 1.0  # below this man-to-king image difference nothing is decided
+    full_step_px: float = 4.0  # from this difference on, the fit alone sets the confidence
+    clear_preference: float = 0.2  # a preference this far from the split is fairly sure
+
+
+@dataclass(frozen=True)
 class VisionConfig:
     pieces: PieceGeometry = PieceGeometry()
+    kings: KingConfig = KingConfig()
     # Sampling.
     centre_radius_frac: float = 0.8  # of the piece radius: where the base/top is sampled
     corner_inset_sq: float = 0.07  # reference patches sit this far inside a square's corners
@@ -32,20 +67,10 @@ class VisionConfig:
     occupied_spread: float = 4.0  # times the median variation of bare dark squares
     occupied_share: float = 0.35  # of the base disc that must differ from the bare square
     occupied_texture: float = 0.35  # std inside the piece region relative to the contrast
-    # King test: the hidden run along the view direction, between a man's and a king's length.
-    king_split: float = 0.35  # where between the two expected lengths the decision falls
-    min_king_px: float = 4.0  # below this man/king image difference, do not call kings
-    measure_height: bool = False  # estimate the disc height from the pieces in view
-    min_pieces_for_height: int = 4
-    height_percentile: float = 30.0
     # Profile lines along the view, at these offsets across it (squares).
     line_offsets_sq: tuple[float, ...] = (-0.15, -0.075, 0.0, 0.075, 0.15)
     profile_step_px: float = 1.0  # sampling step along profile lines
-    max_offset_sq: float = 0.15  # how far across the view a piece may stand off-centre
-    not_board_contrast: float = 0.3  # a profile pixel this far from the board is 'something'
-    # Holes in a hidden run (ridges, a specular spot on a dark piece) bridged up to this length.
-    max_gap_sq: float = 0.03
-    highlight_delta: float = 40.0  # a highlight is this much lighter (0..255) than its piece
+    max_offset_sq: float = 0.15  # how far from its square's centre a piece may stand
     # Occlusion: a colour far from board, both piece sets and local light (relative units).
     foreign_contrast: float = 0.45
     foreign_light_squares: int = 2
@@ -65,4 +90,6 @@ class VisionConfig:
         data = dict(data)
         if isinstance(data.get("pieces"), dict):
             data["pieces"] = PieceGeometry(**data["pieces"])
+        if isinstance(data.get("kings"), dict):
+            data["kings"] = KingConfig(**data["kings"])
         return cls(**data)

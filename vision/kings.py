@@ -1,17 +1,25 @@
-"""Tell a stacked king from a man: which piece height explains the image?
+"""Tell a stacked king from a man: which height explains the piece's silhouette?
 
-Along the direction pointing away from the camera, a piece hides a run of the playing surface
-from its base's near edge to where its top face's far edge appears: 2R + H * lean, where
-`lean` (per unit of height) follows from the calibrated pose (`SquareSamples.unit_lean`).
-Across that direction the hidden run is just 2R.  Their difference, the *excess*, is therefore
-H * lean whatever the piece's size or off-centre shift: about one `lean` of disc height for a
-man, two for a king.  The disc height is configured, or measured from the pieces in view
-(most of them are men).  When the view is so steep that a man and a king differ by less than a
-few pixels, no king is called and the confidence says so.
+With the calibrated pose, a stack k discs high covers, on the playing surface as the camera
+sees it, its base disc swept away from the camera by `lam[k]` (see vision.king_samples).  On a
+line along the view at offset b across, that is the interval
 
-Pixels are classed as "piece" or "board" by their distance to the colour of this piece and to
-the board's dark and light colours, each allowed to vary in brightness (shading, walls,
-shadows): a colour c is near a base colour b if it is near some a*b, a in a range.
+    [o - c(b),  o + lam[k] + rho[k] * c(b)],   c(b) = sqrt(R^2 - (b - o_side)^2)
+
+for a piece of radius R standing off-centre by (o, o_side).  Each sample on the line says how
+much it looks like the piece rather than the board under it (a soft score in -1..1); a
+hypothesis is scored by the samples it calls piece minus those it calls board, each at its own
+best shift o.  One disc against two: the difference, divided by the most it could be, is near
++1 for a king and -1 for a man.  The radius comes from the piece set's width across the view
+(all pieces of a set have one size); the side shift from each piece's own across lines.
+
+The cue fades with the lean: a piece under a camera looking straight down shows no wall at all,
+and when a man and a king differ by less than `min_step_px` in the image the stage says man
+with confidence 0.5 (it cannot tell).
+
+Pixels are compared with the piece's own colour and the board's colour under them, each
+allowed to vary in brightness (shading of the wall, shadows): a colour c is near a base colour
+b if it is near some a*b, a in a range.  Nothing depends on one piece set's colours.
 """
 
 from __future__ import annotations
@@ -20,8 +28,8 @@ import cv2
 import numpy as np
 
 from vision.config import VisionConfig
+from vision.king_samples import KingSamples
 from vision.light import LocalLight
-from vision.sampling import SquareSamples
 
 
 def _ray_distance(x: np.ndarray, b: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -31,163 +39,271 @@ def _ray_distance(x: np.ndarray, b: np.ndarray, lo: float, hi: float) -> np.ndar
     return np.linalg.norm(x - a[..., None] * b, axis=-1)
 
 
-def piece_score(x: np.ndarray, piece_bgr: np.ndarray, board_bgr: np.ndarray) -> np.ndarray:
-    """Positive where colour x is nearer the piece (any shade) than the board under it."""
-    return _ray_distance(x, board_bgr, 0.25, 1.5) - _ray_distance(x, piece_bgr, 0.2, 1.6)
+def _ray_distance_rows(xx: np.ndarray, xb: np.ndarray, bb: np.ndarray,
+                       lo: float, hi: float) -> np.ndarray:
+    """`_ray_distance` from precomputed dot products (x.x, x.b, b.b), all (N,)."""
+    a = np.clip(xb / np.maximum(bb, 1e-6), lo, hi)
+    return np.sqrt(np.maximum(xx - 2 * a * xb + a * a * bb, 0.0))
 
 
-def hidden_runs(score: np.ndarray, bright: np.ndarray, t: np.ndarray, max_gap: int,
-                ) -> np.ndarray:
-    """Per row, the length (t units) of the run of score > 0 around t = 0 (t: rows x T).
+def piece_likeness(x: np.ndarray, piece: np.ndarray, per: np.ndarray, board: np.ndarray,
+                   kind: np.ndarray, board_shade: tuple[float, float],
+                   piece_shade: tuple[float, float]) -> np.ndarray:
+    """-1 (board) .. +1 (piece) for N colours x (N x 3) seen where piece[per] might stand on
+    board[kind]: the distance to (any shade of) the board minus that to the piece, relative to
+    how far apart the two are."""
+    xx = np.einsum("ij,ij->i", x, x)
+    xb = (x @ board.T)[np.arange(len(x)), kind]
+    xp = np.einsum("ij,ij->i", x, piece[per])
+    d_board = _ray_distance_rows(xx, xb, (board * board).sum(axis=1)[kind], *board_shade)
+    d_piece = _ray_distance_rows(xx, xp, (piece * piece).sum(axis=1)[per], *piece_shade)
+    apart = np.linalg.norm(piece[:, None, :] - board[None, :, :], axis=2)  # (P, kinds)
+    scale = 0.35 * np.maximum(apart, 10.0)[per, kind]
+    return np.clip((d_board - d_piece) / scale, -1.0, 1.0)
 
-    Gaps up to `max_gap` samples are bridged, and so are `bright` samples (a specular spot)
-    inside the run; the run's ends are the outermost samples that really look like piece,
-    placed where the score crosses zero (sub-pixel).
+
+def _sample(image: np.ndarray, xy: np.ndarray) -> np.ndarray:
+    """Bilinear colours (N x 3 float32) at the N sub-pixel points xy (N x 2)."""
+    n = len(xy)
+    width = 256
+    rows = -(-n // width)
+    pad = np.zeros((rows * width, 2), np.float32)
+    pad[:n] = xy
+    pad = pad.reshape(rows, width, 2)
+    out = cv2.remap(image, pad[..., 0], pad[..., 1], cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE)
+    return out.reshape(-1, 3)[:n].astype(np.float32)
+
+
+def _cumulative(p: np.ndarray) -> np.ndarray:
+    """Prefix sums along the last axis with a leading zero: c[..., i] = sum(p[..., :i])."""
+    c = np.zeros(p.shape[:-1] + (p.shape[-1] + 1,), np.float32)
+    np.cumsum(p, axis=-1, out=c[..., 1:])
+    return c
+
+
+def _at(cum: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """cum (R x (T+1)) read at fractional sample boundaries pos (R x ...), interpolated."""
+    rows, width = cum.shape
+    x = np.clip(pos, 0.0, width - 1.000001)
+    i = x.astype(np.int64)
+    f = (x - i).astype(np.float32)
+    base = (np.arange(rows) * width).reshape((rows,) + (1,) * (pos.ndim - 1))
+    flat = cum.reshape(-1)
+    lo = flat[base + i]
+    hi = flat[base + i + 1]
+    return lo + f * (hi - lo)
+
+
+def interval_scores(cum: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Sum inside [start, end) minus sum outside, for prefix sums cum (R x (T+1)).
+
+    `start` and `end` are fractional sample boundaries (R x ...); an empty interval scores
+    minus the whole line.
     """
-    rows, n = score.shape
-    seen = score > 0
-    fill = (seen | bright).astype(np.uint8)
-    if max_gap > 0:
-        kernel = np.ones((1, 2 * max_gap + 1), np.uint8)
-        fill = cv2.morphologyEx(fill, cv2.MORPH_CLOSE, kernel, borderType=cv2.BORDER_REPLICATE)
-    i0 = np.argmin(np.abs(t), axis=1)[:, None]
-    idx = np.arange(n)[None, :]
-    zero = fill == 0
-    left = np.where(zero & (idx < i0), idx, -1).max(axis=1) + 1
-    right = np.where(zero & (idx > i0), idx, n).min(axis=1) - 1
-    lo = np.where(seen & (idx >= left[:, None]) & (idx <= i0), idx, n).min(axis=1)
-    hi = np.where(seen & (idx <= right[:, None]) & (idx >= i0), idx, -1).max(axis=1)
-    lo = np.where(lo >= n, i0[:, 0], lo)
-    hi = np.where(hi < 0, i0[:, 0], hi)
-    r = np.arange(rows)
-    end = t[r, hi]
-    nxt = np.minimum(hi + 1, n - 1)
-    a, b = score[r, hi], score[r, nxt]
-    ok = (hi + 1 < n) & (a > b)
-    end = end + np.where(ok, (t[r, nxt] - t[r, hi]) * a / np.maximum(a - b, 1e-6), 0.0)
-    prv = np.maximum(lo - 1, 0)
-    a, b = score[r, lo], score[r, prv]
-    ok = (lo > 0) & (a > b)
-    start = t[r, lo] - np.where(ok, (t[r, lo] - t[r, prv]) * a / np.maximum(a - b, 1e-6), 0.0)
-    return end - start
+    total = cum[:, -1].reshape((cum.shape[0],) + (1,) * (start.ndim - 1))
+    inside = _at(cum, end) - _at(cum, np.minimum(start, end))
+    return 2.0 * inside - total
 
 
-def run_lengths(image: np.ndarray, s: SquareSamples, idx: np.ndarray, light: LocalLight,
-                piece_bgr: np.ndarray, background_bgr: np.ndarray, cfg: VisionConfig,
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """Hidden runs of the squares `idx`: (P x lines) along the view, (P,) widest across.
+def fit_width(p: np.ndarray, step: float, u0: float, max_shift: float, widths: np.ndarray,
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """(width, centre) of the piece on each line across the view (p: R x U likeness).
 
-    `piece_bgr` (P x 3) is each piece's colour; `background_bgr` holds the dark square, light
-    square and frame colours (3 x 3).  All pieces are read in one pass (one remap).
+    The interval [centre - width/2, centre + width/2] that best separates piece from board,
+    the centre within +-max_shift of the square's centre line.
     """
-    kind = s.prof_kind[idx]
-    width = int((kind != 3).sum(axis=-1).max())  # trim the padding no row of these needs
-    kind = kind[..., :width]
-    xy = s.prof_xy[idx][:, :, :width]  # (P, R, T, 2)
-    p, rows, width, _ = xy.shape
-    flat_xy = xy.reshape(p * rows, width, 2)
-    colours = cv2.remap(image, flat_xy[..., 0], flat_xy[..., 1], cv2.INTER_LINEAR,
-                        borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-    colours = colours.reshape(p, rows, width, 3)
-    corrected = (colours - light.offset[idx][:, None, None, :].astype(np.float32)) / \
-        light.light_gain_of(idx)[:, None, None, None].astype(np.float32)
-    bg = np.concatenate([background_bgr, background_bgr[:1]]).astype(np.float32)[kind]
-    score = piece_score(corrected, piece_bgr[:, None, None, :].astype(np.float32), bg)
-    t = s.prof_t[idx][..., :width]
-    score[kind == 3] = -1.0
-    # The middle of the piece is piece whatever it looks like (a specular spot, a printed
-    # emblem): only the ends of the run carry information.
-    inner = np.abs(t) < cfg.pieces.radius_sq - cfg.max_offset_sq - 0.03
-    score[inner] = np.maximum(score[inner], 1.0)
-    step = max(float(t[0, 0, 1] - t[0, 0, 0]), 1e-6)
-    gap = max(2, int(round(cfg.max_gap_sq / step)))
-    # A specular spot: much lighter than the piece and nearly grey.
-    lum = colours.mean(axis=-1)
-    chroma = colours.max(axis=-1) - colours.min(axis=-1)
-    bright = (lum > piece_bgr.mean(axis=1)[:, None, None] + cfg.highlight_delta) & \
-        (chroma < 0.35 * lum)
-    runs = hidden_runs(score.reshape(p * rows, width), bright.reshape(p * rows, width),
-                       t.reshape(p * rows, width), gap).reshape(p, rows)
-    return runs[:, :s.n_along], runs[:, s.n_along:].max(axis=1)
+    cum = _cumulative(p)
+    centres = np.linspace(-max_shift, max_shift, 13)
+    lo = (centres[:, None] - widths[None, :] / 2 - u0) / step + 0.5
+    hi = (centres[:, None] + widths[None, :] / 2 - u0) / step + 0.5
+    rows = len(p)
+    score = interval_scores(cum, np.broadcast_to(lo, (rows,) + lo.shape),
+                            np.broadcast_to(hi, (rows,) + hi.shape))
+    best = np.argmax(score.reshape(rows, -1), axis=1)
+    ci, wi = np.unravel_index(best, lo.shape)
+    return widths[wi], centres[ci]
 
 
-def fit_lean(along: np.ndarray, offsets: np.ndarray, radius: np.ndarray, max_shift: float,
-             ) -> np.ndarray:
-    """Lean (squares) of each piece's top face from its along-view runs (P x lines).
+def height_scores(p: np.ndarray, step: float, t0: float, b: np.ndarray, radius: np.ndarray,
+                  side_shift: np.ndarray, lam: np.ndarray, rho: np.ndarray, max_shift: float,
+                  shifts: int) -> tuple[np.ndarray, np.ndarray]:
+    """How well one disc and two discs explain each piece's lines along the view.
 
-    A piece of radius R shifted by o across the view hides, on the line at offset b, a run of
-    2*sqrt(R^2 - (b - o)^2) + lean.  The shift is searched; the lean is the median residual,
-    so one line spoiled by a ridge or a neighbour does not decide.
+    p: (P, J, T) likeness on the lines along the view at offsets b (J,); G variants of the
+    geometry to try: radius (P, G), lam and rho (P, 2, G) for one and two discs; side_shift
+    (P,).  Each height is fitted at its best shift along the view.  Returns (scores (P, G, 2),
+    most (P, G)): `most` is the largest difference the two could show (the band of length
+    lam[1] - lam[0] on every line that crosses the piece, piece for one and board for the
+    other).
     """
-    shifts = np.linspace(-max_shift, max_shift, 13)
-    r = np.asarray(radius, np.float64)[:, None, None]
-    chord = 2 * np.sqrt(np.maximum(r ** 2 - (offsets[None, None, :] - shifts[None, :, None])
-                                   ** 2, 0.0))  # (P, K, lines)
-    resid = along[:, None, :] - chord
-    lean = np.median(resid, axis=2)  # (P, K)
-    cost = np.abs(resid - lean[..., None]).sum(axis=2)
-    best = np.argmin(cost, axis=1)
-    return lean[np.arange(len(lean)), best]
+    n_p, n_j, _ = p.shape
+    n_g = radius.shape[1]
+    cum = _cumulative(p.reshape(n_p * n_j, -1))
+    rel = b[None, None, :] - side_shift[:, None, None]  # (P, 1, J)
+    r2 = radius[:, :, None] ** 2  # (P, G, 1)
+    chord = np.sqrt(np.maximum(r2 - rel ** 2, 0.0))  # (P, G, J)
+    # Lines grazing the piece's side say little (a steep chord): weigh them down.
+    weight = np.clip((r2 - rel ** 2) / (0.5 * r2), 0.0, 1.0)
+    o = np.linspace(-max_shift, max_shift, shifts)
+    start = o[None, None, None, :, None] - chord[:, None, :, None, :]  # (P, 1, G, O, J)
+    end = (o[None, None, None, :, None] + lam[:, :, :, None, None]
+           + rho[:, :, :, None, None] * chord[:, None, :, None, :])  # (P, 2, G, O, J)
+    start = np.broadcast_to(start, end.shape)
+    to_idx = 1.0 / step
+    s_idx = (start - t0) * to_idx + 0.5
+    e_idx = (end - t0) * to_idx + 0.5
+    # Rows of cum are (P*J): move J next to P.
+    s_idx = np.moveaxis(s_idx, 4, 1).reshape(n_p * n_j, 2, n_g, shifts)
+    e_idx = np.moveaxis(e_idx, 4, 1).reshape(n_p * n_j, 2, n_g, shifts)
+    line = interval_scores(cum, s_idx, e_idx).reshape(n_p, n_j, 2, n_g, shifts)
+    total = (line * np.moveaxis(weight, 2, 1)[:, :, None, :, None]).sum(axis=1)  # (P,2,G,O)
+    best = np.moveaxis(total.max(axis=3), 1, 2)  # (P, G, 2)
+    most = 2.0 * (lam[:, 1] - lam[:, 0]) * to_idx * weight.sum(axis=2)
+    return best, np.maximum(most, 1e-6)
 
 
-def decide_kings(along: dict[int, np.ndarray], across: dict[int, float], s: SquareSamples,
-                 cfg: VisionConfig, group: np.ndarray | None = None,
-                 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """(is_king, confidence, disc height used) for the occupied squares measured.
+def height_preference(p: np.ndarray, step: float, t0: float, b: np.ndarray, radius: np.ndarray,
+                      side_shift: np.ndarray, lam: np.ndarray, rho: np.ndarray,
+                      max_shift: float, shifts: int) -> np.ndarray:
+    """-1 (one disc) .. +1 (two discs) for pieces of known radius (P,); see `height_scores`."""
+    best, most = height_scores(p, step, t0, b, radius[:, None], side_shift, lam[..., None],
+                               rho[..., None], max_shift, shifts)
+    return (best[:, 0, 1] - best[:, 0, 0]) / most[:, 0]
 
-    `group` (per square) names the piece set: each set's apparent width is its own (a light
-    set looks wider than a dark one: light bleeds over edges).
+
+def set_preference(best: np.ndarray, most: np.ndarray, group: np.ndarray, scales: np.ndarray,
+                   prior: float, prior_weight: float) -> np.ndarray:
+    """-1..+1 per piece, each set at the radius (of those tried) that explains it best.
+
+    All pieces of a set have one radius, and each is one disc or two: the radius (a scale of
+    the measured one, `scales`) is the one whose best explanation of every piece, summed over
+    the set, is highest.  This absorbs what the image does to every edge of the set alike
+    (blur, a bright set bleeding over its edges).  A set of kings only could pass for men a
+    little wider, so scales away from `prior` pay `prior_weight` of each piece's largest
+    difference per 0.02 of scale.
     """
-    n = len(s.playable)
-    king = np.zeros(n, bool)
-    conf = np.full(n, 0.5)
-    if not along:
-        return king, conf, cfg.pieces.height_sq
-    # All pieces of a set have one size: the median width across the view is its diameter.
-    groups = np.zeros(n, int) if group is None else np.asarray(group, int)
-    radius = {}
-    for g in set(groups[list(along)].tolist()):
-        widths = [w for i, w in across.items() if groups[i] == g]
-        radius[g] = 0.5 * float(np.median(widths))
-    offsets = np.array(cfg.line_offsets_sq)
-    keys = list(along)
-    leans = fit_lean(np.array([along[i] for i in keys]), offsets,
-                     np.array([radius[groups[i]] for i in keys]), cfg.max_offset_sq)
-    excess = dict(zip(keys, leans.tolist(), strict=True))
+    pref = np.empty(len(best))
+    cost = prior_weight * np.abs(scales - prior) / 0.02
+    for g in np.unique(group):
+        m = group == g
+        total = best[m].max(axis=2).sum(axis=0) - most[m].sum(axis=0) * cost
+        gi = int(np.argmax(total))
+        pref[m] = (best[m, gi, 1] - best[m, gi, 0]) / most[m, gi]
+    return pref
+
+
+def set_radius(width: np.ndarray, group: np.ndarray, w_min: float, w_max: float,
+               nominal: float, min_pieces: int = 3) -> np.ndarray:
+    """Radius of each piece: half the median width of its set (all pieces of a set match).
+
+    Widths at the ends of the searched range are no measurement (a piece of the wrong colour,
+    something that is not a piece); a set with too few good widths takes all pieces' median,
+    and with too few of those the configured radius.
+    """
+    good = (width > w_min + 1e-9) & (width < w_max - 1e-9)
+    fallback = 0.5 * float(np.median(width[good])) if good.sum() >= min_pieces else nominal
+    radius = np.full(len(width), fallback)
+    for g in np.unique(group):
+        members = (group == g) & good
+        if members.sum() >= min_pieces:
+            radius[group == g] = 0.5 * float(np.median(width[members]))
+    return radius
+
+
+def leans(ks: KingSamples, idx: np.ndarray, height: float) -> tuple[np.ndarray, np.ndarray]:
+    """(lam, rho), each (P, 2): plane shift and scale of the top of 1 and 2 discs `height` high."""
+    z = np.array([height, 2 * height])
+    below = np.maximum(ks.zc - z, 1e-6)
+    lam = ks.dist[idx, None] * z[None, :] / below[None, :]
+    return lam, np.broadcast_to(ks.zc / below, lam.shape)
+
+
+def fit_height(p: np.ndarray, ks: KingSamples, idx: np.ndarray, radius: np.ndarray,
+               side_shift: np.ndarray, cfg: VisionConfig) -> float:
+    """The disc height (squares) that best explains all pieces, each one disc or two.
+
+    Piece sets differ in thickness, and a pose estimated without a calibrated lens misjudges
+    every lean alike: both scale all leans by one factor, which the pieces in view fix - men
+    at one height, kings at two.  Every king costs `king_cost` of its largest difference, so
+    when all pieces look alike they are taken for men (the start of a game), not for kings
+    of half the height.
+    """
+    kc = cfg.kings
+    lo, hi = kc.height_range
+    heights = cfg.pieces.height_sq * np.geomspace(lo, hi, kc.heights)
+    lam = np.stack([leans(ks, idx, h)[0] for h in heights], axis=2)  # (P, 2, H)
+    rho = np.stack([leans(ks, idx, h)[1] for h in heights], axis=2)
+    best, most = height_scores(p, ks.step_sq, float(ks.t[0]), ks.b,
+                               np.repeat(radius[:, None], len(heights), axis=1), side_shift,
+                               lam, rho, cfg.max_offset_sq, kc.shifts)
+    explained = np.maximum(best[:, :, 0], best[:, :, 1] - kc.king_cost * most)
+    return float(heights[int(np.argmax(explained.sum(axis=0)))])
+
+
+def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: LocalLight,
+               piece_bgr: np.ndarray, background_bgr: np.ndarray, group: np.ndarray,
+               cfg: VisionConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(is_king, confidence, preference) for the occupied squares `idx` (internal order).
+
+    `piece_bgr` (P x 3): each piece's colour; `background_bgr` (3 x 3): dark square, light
+    square, frame; `group` (P,): the piece set of each (sets may differ in size).
+    """
+    kc = cfg.kings
+    n_p = len(idx)
+    if n_p == 0:
+        return np.zeros(0, bool), np.zeros(0), np.zeros(0)
+    along = ks.along_xy[idx]
+    across = ks.across_xy[idx]
+    pts = np.concatenate([along.reshape(-1, 2), across.reshape(-1, 2)])
+    cols = _sample(image, pts)
+    gain = light.light_gain_of(idx).astype(np.float32)
+    off = light.offset[idx].astype(np.float32)
+    n_along = along.shape[1] * along.shape[2]
+    per = np.concatenate([np.repeat(np.arange(n_p), n_along),
+                          np.repeat(np.arange(n_p), across.shape[1] * across.shape[2])])
+    cols = (cols - off[per]) / gain[per, None]
+    kind = np.concatenate([ks.along_kind[idx].reshape(-1), ks.across_kind[idx].reshape(-1)])
+    board = background_bgr.astype(np.float32)
+    piece = piece_bgr.astype(np.float32)
+    p = piece_likeness(cols, piece, per, board, kind, kc.board_shade, kc.piece_shade)
+    # A specular spot (lighter than both the piece and the board, nearly grey) says nothing.
+    lum = cols.sum(axis=1) / 3.0
+    chroma = cols.max(axis=1) - cols.min(axis=1)
+    brighter = np.maximum(piece.mean(axis=1)[per], board.mean(axis=1)[kind]) + kc.spot_delta
+    p[(lum > brighter) & (chroma < 0.35 * lum)] = 0.0
+    p_along = p[:n_p * n_along].reshape(along.shape[:3])
+    p_across = p[n_p * n_along:].reshape(across.shape[:3])
+
+    r0 = cfg.pieces.radius_sq
+    lo, hi = kc.radius_range
+    widths = 2 * r0 * np.linspace(lo, hi, 17)
+    w, c = fit_width(p_across.reshape(-1, p_across.shape[2]), ks.step_sq, float(ks.u[0]),
+                     cfg.max_offset_sq, widths)
+    w = w.reshape(n_p, -1)
+    c = c.reshape(n_p, -1)
+    width = w.max(axis=1)
+    side_shift = np.median(c, axis=1)
+    radius = set_radius(width, group, widths[0], widths[-1], r0)
+    t0 = float(ks.t[0])
     height = cfg.pieces.height_sq
-    bias = 0.0
-    lean = s.unit_lean
-    resolvable = [i for i in excess if lean[i] * height * s.square_px >= cfg.min_king_px]
-    if cfg.measure_height and len(resolvable) >= cfg.min_pieces_for_height:
-        height, bias = measure_height(np.array([excess[i] for i in resolvable]),
-                                      np.array([lean[i] for i in resolvable]), height)
-    for i, e in excess.items():
-        e = e - bias
-        step_px = lean[i] * height * s.square_px  # man-to-king difference in pixels
-        if step_px < cfg.min_king_px:
-            continue  # too steep a view to tell one disc from two: say man, unsure
-        split = lean[i] * height * (1.0 + cfg.king_split)
-        king[i] = e > split
-        z = abs(e - split) / (0.25 * lean[i] * height)
-        conf[i] = float(2.0 / (1.0 + np.exp(-z)) - 1.0)
-    return king, conf, height
-
-
-def measure_height(excess: np.ndarray, lean: np.ndarray, nominal: float,
-                   ) -> tuple[float, float]:
-    """(disc height, bias) that best explain excess = bias + lean * height * (1 or 2).
-
-    One disc for men, two for kings; the bias absorbs what the image does to every edge alike
-    (blur, the colour boundary).  An L1 fit over a grid tolerates outliers and any mix of men
-    and kings; a small pull towards the nominal height and zero bias settles flat cases.
-    """
-    heights = nominal * np.linspace(0.5, 2.0, 31)
-    biases = np.zeros(1)
-    e = excess[:, None, None]
-    step = lean[:, None, None] * heights[None, :, None]
-    r = e - biases[None, None, :]
-    cost = np.minimum(np.abs(r - step), np.abs(r - 2 * step)).sum(axis=0)
-    cost = cost + 0.02 * len(excess) * (np.abs(np.log(heights / nominal))[:, None]
-                                         + np.abs(biases)[None, :] / 0.04)
-    hi, bi = np.unravel_index(int(np.argmin(cost)), cost.shape)
-    return float(heights[hi]), float(biases[bi])
+    if kc.measure_height and not ks.calibrated and n_p >= kc.min_pieces_for_height:
+        height = fit_height(p_along, ks, idx, radius * kc.radius_prior, side_shift, cfg)
+    lam, rho = leans(ks, idx, height)
+    lo_fit, hi_fit, n_fit = kc.radius_fit
+    scales = np.linspace(lo_fit, hi_fit, n_fit)
+    grid = radius[:, None] * scales[None, :]
+    best, most = height_scores(p_along, ks.step_sq, t0, ks.b, grid, side_shift,
+                               np.repeat(lam[..., None], n_fit, axis=2),
+                               np.repeat(rho[..., None], n_fit, axis=2), cfg.max_offset_sq,
+                               kc.shifts)
+    pref = set_preference(best, most, group, scales, kc.radius_prior, kc.radius_prior_weight)
+    step_px = lam[:, 0] * ks.square_px
+    if not ks.leans_known:
+        step_px = np.zeros_like(step_px)  # nothing decided, and the confidence says so
+    king = (pref > kc.split) & (step_px >= kc.min_step_px)
+    sure = np.clip((step_px - kc.min_step_px) / max(kc.full_step_px - kc.min_step_px, 1e-6),
+                   0.0, 1.0)
+    conf = 0.5 + 0.5 * sure * np.tanh(np.abs(pref - kc.split) / kc.clear_preference)
+    conf = np.where(step_px >= kc.min_step_px, conf, 0.5)
+    return king, conf, pref

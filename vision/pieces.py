@@ -26,7 +26,7 @@ import numpy as np
 
 from calibration.colour import ColourModel
 from vision.config import VisionConfig
-from vision.kings import _ray_distance, decide_kings, run_lengths
+from vision.kings import _ray_distance, read_kings
 from vision.light import local_light
 from vision.occlusion import occluded_squares
 from vision.sampling import SquareSamples
@@ -184,21 +184,18 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         white_lab, black_lab = (m, None) if m[0] >= mid else (None, m)
 
     # -- kings -----------------------------------------------------------------------------------
+    # Which height explains each piece's silhouette, one disc or two (see vision.kings).
     frame_bgr = np.median(flat[s.frame], axis=0)
     background = np.stack([dark_bgr, light_bgr, frame_bgr])
-    along: dict[int, np.ndarray] = {}
-    across: dict[int, float] = {}
-    # Only where a man and a king would look different enough is the lean measured.
-    lean_px = s.unit_lean * cfg.pieces.height_sq * s.square_px
-    measured = np.array([i for i in idx if lean_px[i] >= cfg.min_king_px], int)
-    if len(measured):
+    king = np.zeros(n, bool)
+    king_conf = np.full(n, 0.5)
+    if len(idx):
         piece_cols = np.array([base_all[i][not_board[i]].mean(axis=0) if not_board[i].any()
-                               else dark_bgr for i in measured])
-        runs_along, runs_across = run_lengths(img, s, measured, light, piece_cols, background,
-                                              cfg)
-        along = {int(i): runs_along[k] for k, i in enumerate(measured)}
-        across = {int(i): float(runs_across[k]) for k, i in enumerate(measured)}
-    king, king_conf, _ = decide_kings(along, across, s, cfg, is_white.astype(int))
+                               else dark_bgr for i in idx])
+        k_is, k_conf, _ = read_kings(img, s.kings, idx, light, piece_cols, background,
+                                     is_white[idx].astype(int), cfg)
+        king[idx] = k_is
+        king_conf[idx] = k_conf
 
     # -- occlusion -------------------------------------------------------------------------------
     # Light squares take the light correction of the playable squares around them.

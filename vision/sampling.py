@@ -26,6 +26,7 @@ import numpy as np
 
 from vision.config import VisionConfig
 from vision.geometry import BoardPose
+from vision.king_samples import KingSamples, build_king_samples
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ class SquareSamples:
     corner_light: np.ndarray  # (C, 2, K) the two light quadrants
     square_corners: tuple[tuple[int, ...], ...]  # per playable square: its interior corners
     square_px: float  # typical side of a square in pixels
+    kings: KingSamples  # where the king stage looks (vision.king_samples)
 
 
 def _disc(radius: float, rings: int = 3) -> np.ndarray:
@@ -201,7 +203,8 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
                          _flat_index(ref_px, image_size), prof_xy, prof_t, prof_kind,
                          len(offsets), tuple(expect), np.array(unit_lean), frame_idx,
                          _flat_index(probe_px, image_size), tuple(neighbours), corner_dark,
-                         corner_light, square_corners, side_px)
+                         corner_light, square_corners, side_px,
+                         build_king_samples(pose, side_px, cfg))
 
 
 def _background_kind(pts: np.ndarray, n: int) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Hard cases on rendered scenes; the renderer's ground truth is the independent answer.
 
 Cases the pipeline already reads correctly are asserted strictly; the ones it does not yet read
-well enough (glare, a hard shadow band, hand occlusion, kings) are kept as expected failures so
+well enough (glare, a hard shadow band, hand occlusion) are kept as expected failures so
 the gap stays visible (see bench/vision_eval.py for the measured rates).
 """
 
@@ -55,8 +55,6 @@ def test_hand_covered_squares_are_reported_occluded(seed):
     assert frame.occluded <= obs.occluded
 
 
-@pytest.mark.xfail(reason="stacked-vs-single is right on ~87% of pieces, not all (vision_eval)",
-                   strict=False)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_kings_in_every_row(seed):
     frame, obs = observe(seed, king_share=0.5, tilt=40.0)

@@ -1,49 +1,10 @@
 """Unit properties of the pipeline's stages, against hand-computed expectations."""
 
-import numpy as np
 import pytest
 
 from game.board import BaseBoard, Piece
 from game.observation import OCCLUDED
-from vision.kings import fit_lean, hidden_runs, measure_height
 from vision.observation import BoardObservation, to_game_observation
-
-
-def test_hidden_run_bridges_small_gaps_and_stops_at_the_board():
-    t = np.arange(-0.5, 0.5, 0.01)
-    score = np.where(np.abs(t) <= 0.2, 1.0, -1.0)
-    score[48:50] = -1.0  # a 2-sample ridge inside the piece
-    length = hidden_runs(score[None], np.zeros((1, len(t)), bool), t[None], max_gap=2)[0]
-    assert length == pytest.approx(0.4, abs=0.02)
-
-
-def test_hidden_run_crosses_a_highlight_but_not_beyond_the_piece():
-    t = np.arange(-0.5, 0.5, 0.01)
-    score = np.where((t >= -0.2) & (t <= 0.3), 1.0, -1.0)
-    bright = np.zeros(len(t), bool)
-    bright[55:70] = True  # a specular spot inside the piece (t 0.05 .. 0.19)
-    score[55:70] = -1.0
-    bright[85:95] = True  # a bright light square beyond it: must not lengthen the run
-    length = hidden_runs(score[None], bright[None], t[None], max_gap=2)[0]
-    assert length == pytest.approx(0.5, abs=0.02)
-
-
-@pytest.mark.parametrize("lean, shift", [(0.1, 0.0), (0.25, 0.08), (0.05, -0.12)])
-def test_fit_lean_recovers_lean_whatever_the_shift(lean, shift):
-    offsets = np.array([-0.15, -0.075, 0.0, 0.075, 0.15])
-    radius = 0.375
-    along = 2 * np.sqrt(radius ** 2 - (offsets - shift) ** 2) + lean
-    along[1] += 0.3  # one spoiled line
-    got = fit_lean(along[None], offsets, np.array([radius]), 0.15)[0]
-    assert got == pytest.approx(lean, abs=0.01)
-
-
-def test_measure_height_from_men_and_kings():
-    lean = np.array([0.5, 0.8, 1.0, 1.2, 0.6, 0.9, 1.1])
-    true_h = 0.2
-    discs = np.array([1, 1, 2, 1, 2, 1, 1])
-    height, _ = measure_height(lean * true_h * discs, lean, 0.175)
-    assert height == pytest.approx(true_h, rel=0.06)
 
 
 def test_observation_converts_to_the_referees_type():

@@ -1,0 +1,130 @@
+"""Stacked king or single man? The king stage measured on rendered scenes, broken down.
+
+Usage: python bench/vision_kings.py [--scenes 200] [--seed 7] [--workers 2] [--dump DIR]
+The scenes are drawn exactly as in bench/vision_eval.py (same seeds give the same scenes); only
+squares whose piece was found with the right colour count, so this isolates the king stage.
+Prints stacked-vs-single accuracy overall, by camera tilt, by piece set, by how many pixels a
+man and a king differ in the image (the lean of one disc height), and how often the stage said
+it was unsure (confidence 0.5 or less) and how right it was when sure.  `--dump` writes crops of the
+misread pieces (PNG, enlarged) for looking at.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.store import Calibration
+from game.variants import find_variant
+from sim.render import render
+from sim.scene import PIECE_COLOURS, sample_position, sample_scene, sample_world
+from sim.world import TableSpec
+from vision.pipeline import BoardObserver
+
+
+def _style_name(white_bgr: tuple[float, ...]) -> str:
+    return min(PIECE_COLOURS, key=lambda k: float(np.linalg.norm(
+        np.subtract(PIECE_COLOURS[k][0], white_bgr))))
+
+
+def one(args: tuple[int, str | None]) -> list[dict[str, object]]:
+    seed, dump = args
+    cv2.setNumThreads(1)
+    rng = random.Random(seed)
+    variant = find_variant("international" if rng.random() < 0.1 else "brazilian")
+    spec = TableSpec(grid=variant.width)
+    scene = sample_scene(rng, spec)
+    board = sample_position(rng, variant)
+    world = sample_world(rng, board, spec)
+    frame = render(world, scene, variant, seed=seed)
+    observer = BoardObserver(variant, calibration=Calibration(camera=frame.intrinsics),
+                             corners_px=frame.corners_px)
+    obs = observer.observe(frame.image)
+    s = observer.locate(frame.image).samples
+    pose = observer.locate(frame.image).pose
+    step_px = s.unit_lean * observer.cfg.pieces.height_sq * s.square_px
+    rows = []
+    geo = frame.placement.geometry
+    for sq in frame.placement.squares:
+        truth = frame.placement.piece_at(sq)
+        got = obs.board.piece_at(sq)
+        if truth is None or got is None or sq in frame.occluded or sq in frame.partly_occluded \
+                or sq in obs.occluded or got.color != truth.color:
+            continue
+        ok = got.is_king == truth.is_king
+        row = {"king": truth.is_king, "ok": ok, "conf": obs.confidence[sq],
+               "tilt": scene.camera.tilt_deg, "style": _style_name(scene.pieces.white_bgr),
+               "colour": truth.color.value, "step_px": float(step_px[sq]),
+               "ridges": scene.pieces.ridges, "seed": seed, "square": geo.algebraic(sq)}
+        rows.append(row)
+        if dump and not ok:
+            f, r = geo.coords[sq]
+            c = pose.project(np.array([[f + 0.5, r + 0.5, 0.0]]))[0]
+            half = int(1.2 * s.square_px)
+            x0, y0 = int(c[0]) - half, int(c[1]) - half
+            crop = frame.image[max(0, y0):y0 + 2 * half, max(0, x0):x0 + 2 * half]
+            crop = cv2.resize(crop, None, fx=3, fy=3, interpolation=cv2.INTER_NEAREST)
+            name = (f"{seed}_{geo.algebraic(sq)}_{truth.value}_as_{got.value}"
+                    f"_t{scene.camera.tilt_deg:.0f}_s{step_px[sq]:.1f}.png")
+            cv2.imwrite(str(Path(dump) / name), crop)
+    return rows
+
+
+def _line(name: str, rows: list[dict[str, object]]) -> str:
+    n = len(rows)
+    ok = sum(bool(r["ok"]) for r in rows)
+    kings = [r for r in rows if r["king"]]
+    kok = sum(bool(r["ok"]) for r in kings)
+    sure = [r for r in rows if float(r["conf"]) > 0.5]  # type: ignore[arg-type]
+    sure_ok = sum(bool(r["ok"]) for r in sure)
+    return (f"  {name:<16} {100 * ok / max(1, n):6.2f}% of {n:5d}   kings "
+            f"{100 * kok / max(1, len(kings)):6.2f}% of {len(kings):4d}   "
+            f"sure {100 * len(sure) / max(1, n):5.1f}%, right when sure "
+            f"{100 * sure_ok / max(1, len(sure)):6.2f}%")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--scenes", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--dump", default=None, help="folder for crops of misread pieces")
+    a = ap.parse_args()
+    if a.dump:
+        Path(a.dump).mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    jobs = [(a.seed * 1_000_003 + i, a.dump) for i in range(a.scenes)]
+    with ProcessPoolExecutor(a.workers) as ex:
+        rows = [r for part in ex.map(one, jobs, chunksize=4) for r in part]
+    print(f"scenes: {a.scenes}  pieces read in the right colour: {len(rows)}  "
+          f"time: {time.perf_counter() - t0:.0f} s")
+    print("stacked-vs-single (all pieces, kings only, share with confidence > 0.5):")
+    print(_line("all", rows))
+    print("by camera tilt:")
+    for b in range(0, 50, 10):
+        print(_line(f"{b}-{b + 10} deg", [r for r in rows if b <= float(r["tilt"]) < b + 10]))  # type: ignore[arg-type]
+    print("by man-to-king difference in the image (px):")
+    for lo, hi in ((0, 2), (2, 4), (4, 6), (6, 9), (9, 14), (14, 99)):
+        print(_line(f"{lo}-{hi} px", [r for r in rows if lo <= float(r["step_px"]) < hi]))  # type: ignore[arg-type]
+    print("by piece set and colour:")
+    for k in sorted({(str(r["style"]), str(r["colour"])) for r in rows}):
+        print(_line(f"{k[0][:10]} {k[1]}", [r for r in rows if (r["style"], r["colour"]) == k]))
+    print("by ridges:")
+    for k in sorted({int(r["ridges"]) for r in rows}):  # type: ignore[call-overload]
+        print(_line(f"{k} ridges", [r for r in rows if r["ridges"] == k]))
+    wrong = Counter((bool(r["king"]), float(r["conf"]) > 0.5) for r in rows if not r["ok"])  # type: ignore[arg-type]
+    print(f"misread: kings as men {wrong[(True, True)]} sure + {wrong[(True, False)]} unsure, "
+          f"men as kings {wrong[(False, True)]} sure + {wrong[(False, False)]} unsure")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+"""Stacked king or single man: the king stage's parts on hand-built profiles, and rendered
+scenes whose ground truth (which squares hold two discs) comes from the renderer."""
+
+import numpy as np
+import pytest
+
+from tests.vision.scenes import observe
+from vision.kings import (
+    fit_width,
+    height_preference,
+    height_scores,
+    interval_scores,
+    set_preference,
+)
+
+STEP = 0.01
+T = np.arange(-0.8, 1.3, STEP)
+LINES = np.array([-0.2, -0.1, 0.0, 0.1, 0.2])
+
+
+def _profile(radius, shift, side, lean):
+    """Likeness +1 where a piece swept `lean` away from the camera covers each line, else -1."""
+    rows = []
+    for b in LINES:
+        c2 = radius ** 2 - (b - side) ** 2
+        c = np.sqrt(max(c2, 0.0))
+        inside = (T >= shift - c) & (T <= shift + lean + c) if c2 > 0 else np.zeros(len(T), bool)
+        rows.append(np.where(inside, 1.0, -1.0))
+    return np.array(rows)
+
+
+def test_interval_score_is_highest_on_the_true_interval():
+    p = np.where((T >= -0.2) & (T < 0.3), 1.0, -1.0)[None]
+    cum = np.concatenate([[0.0], np.cumsum(p[0])])[None].astype(np.float32)
+    starts = np.array([[-0.3, -0.2, -0.1]])
+    ends = np.array([[0.3, 0.3, 0.3]])
+    got = interval_scores(cum, (starts - T[0]) / STEP + 0.5, (ends - T[0]) / STEP + 0.5)[0]
+    assert np.argmax(got) == 1
+    # Inside minus outside: 50 samples of +1 in, all the others (-1) out: every sample counts.
+    assert got[1] == pytest.approx(len(T), abs=2.0)
+
+
+@pytest.mark.parametrize("discs", [1, 2])
+@pytest.mark.parametrize("shift, side", [(0.0, 0.0), (0.1, -0.05), (-0.12, 0.1)])
+def test_height_preference_names_the_number_of_discs_whatever_the_shift(discs, shift, side):
+    radius, lean = 0.375, 0.12
+    p = _profile(radius, shift, side, discs * lean)[None]
+    pref = height_preference(p, STEP, float(T[0]), LINES, np.array([radius]), np.array([side]),
+                             np.array([[lean, 2 * lean]]), np.ones((1, 2)), 0.15, 13)[0]
+    assert pref > 0.6 if discs == 2 else pref < -0.6
+
+
+def test_fit_width_finds_the_width_and_the_side_shift():
+    u = np.arange(-0.7, 0.7, STEP)
+    p = np.where(np.abs(u - 0.06) <= 0.36, 1.0, -1.0)[None]
+    widths = np.linspace(0.6, 0.9, 31)
+    w, c = fit_width(p, STEP, float(u[0]), 0.15, widths)
+    assert w[0] == pytest.approx(0.72, abs=0.015)
+    assert c[0] == pytest.approx(0.06, abs=0.015)
+
+
+def test_set_radius_is_chosen_by_the_whole_set():
+    """Three men and a king of radius 0.36 measured as 0.4 wide: the set's fit finds 0.9."""
+    lean = 0.1
+    scales = np.array([0.85, 0.9, 0.95, 1.0])
+    truth = [1, 1, 2, 1]
+    best, most = [], []
+    for discs in truth:
+        p = _profile(0.36, 0.0, 0.0, discs * lean)[None]
+        row_best, row_most = [], []
+        for s in scales:
+            b, m = height_scores(p, STEP, float(T[0]), LINES, np.array([[0.4 * s]]),
+                                 np.zeros(1), np.array([[[lean], [2 * lean]]]), np.ones((1, 2, 1)),
+                                 0.15, 13)
+            row_best.append(b[0, 0])
+            row_most.append(m[0, 0])
+        best.append(row_best)
+        most.append(row_most)
+    pref = set_preference(np.array(best), np.array(most), np.zeros(4, int), scales, 1.0, 0.0)
+    assert list(pref > 0) == [d == 2 for d in truth]
+
+
+def _stack_calls(seeds, tilt):
+    """(right, total, confidences of the wrong calls) over pieces read in the right colour."""
+    right = total = 0
+    wrong_conf = []
+    for seed in seeds:
+        frame, obs = observe(seed, king_share=0.5, tilt=tilt)
+        for sq, truth in frame.placement.piece_map().items():
+            got = obs.board.piece_at(sq)
+            if got is None or got.color != truth.color:
+                continue
+            total += 1
+            if got.is_king == truth.is_king:
+                right += 1
+            else:
+                wrong_conf.append(obs.confidence[sq])
+    return right, total, wrong_conf
+
+
+@pytest.mark.parametrize("tilt", [40.0, 48.0])
+def test_oblique_views_tell_every_king_from_a_man(tilt):
+    right, total, _ = _stack_calls((201, 202, 203), tilt)
+    assert total >= 25
+    assert right == total
+
+
+def test_moderate_tilt_tells_most_kings_from_men():
+    right, total, _ = _stack_calls((201, 202, 203), 20.0)
+    assert right >= 0.9 * total
+
+
+def test_straight_down_view_says_when_it_cannot_tell():
+    """Looking straight down, a king's wall hardly shows: wrong calls must not look sure."""
+    right, total, wrong_conf = _stack_calls((201, 202, 203), 0.0)
+    assert total >= 25
+    assert all(c <= 0.8 for c in wrong_conf), wrong_conf

@@ -1,0 +1,101 @@
+"""Where to look for a piece's height: a grid on the playing surface around every square.
+
+Seen from a camera at height Zc, a point at height z over the plane projects onto the plane
+(from the camera centre) pushed away from the camera by d*z/(Zc - z), d its horizontal distance
+from the camera's foot.  So, on the plane, the silhouette of a disc stack k discs high is its
+base disc swept away from the camera by `lam[k]` (the top face also looks `rho[k]` times
+larger).  That is why the grid follows each square's own view direction: lines *along* it
+(at offsets `b` across) cross the base's near edge and the top face's far edge, whose distance
+tells one disc from two; lines *across* it (at `t_across`) give the piece's width and its
+off-centre shift sideways.  All of it depends only on the pose: computed once, reused per frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from calibration.camera import CameraIntrinsics
+from vision.config import VisionConfig
+from vision.geometry import BoardPose
+
+
+@dataclass(frozen=True)
+class KingSamples:
+    along_xy: np.ndarray  # (S, J, T, 2) image x, y of the lines along the view
+    along_kind: np.ndarray  # (S, J, T) 0 dark square, 1 light square, 2 frame
+    t: np.ndarray  # (T,) position along the view, squares from the square's centre
+    b: np.ndarray  # (J,) offset of each along line across the view (squares)
+    across_xy: np.ndarray  # (S, A, U, 2) lines across the view
+    across_kind: np.ndarray  # (S, A, U)
+    u: np.ndarray  # (U,) position across the view
+    t_across: np.ndarray  # (S, A) where each across line crosses the view direction
+    lam: np.ndarray  # (S, 2) plane shift of the top face of a stack 1 and 2 discs high
+    rho: np.ndarray  # (S, 2) apparent scale of that top face (>= 1)
+    dist: np.ndarray  # (S,) horizontal distance from the camera's foot (squares)
+    zc: float  # the camera's height over the board (squares)
+    step_sq: float  # sample spacing along both kinds of line (squares)
+    square_px: float
+    # A calibrated lens: the leans are as computed.  Otherwise (focal length guessed or
+    # estimated from the board itself) every lean may be off by one factor, and in a nearly
+    # vertical view, where one view of a plane hardly fixes the focal length, neither the
+    # camera's height nor where its foot is are known: `leans_known` is False.
+    calibrated: bool = True
+    leans_known: bool = True
+
+
+def build_king_samples(pose: BoardPose, square_px: float, cfg: VisionConfig) -> KingSamples:
+    n = pose.grid
+    k = cfg.kings
+    rad = cfg.pieces.radius_sq * k.radius_range[1]
+    hgt = cfg.pieces.height_sq
+    cam = pose.camera_centre()
+    zc = max(float(cam[2]), 4 * hgt * k.height_range[1])
+    playable = [(f, r) for r in range(n) for f in range(n) if (f + r) % 2 == 0]
+    step = k.step_px / max(square_px, 8.0)
+    centres = np.array([(f + 0.5, r + 0.5) for f, r in playable])
+    away = centres - cam[:2]
+    dist = np.linalg.norm(away, axis=1)
+    away = np.where(dist[:, None] > 1e-6, away / np.maximum(dist, 1e-6)[:, None], (0.0, 1.0))
+    side = np.stack([-away[:, 1], away[:, 0]], axis=1)
+    heights = np.array([hgt, 2 * hgt])
+    longest = heights * k.height_range[1]  # the tallest stacks looked for
+    reach = dist[:, None] * longest[None, :] / (zc - longest[None, :])
+    margin = k.margin_sq + cfg.max_offset_sq
+    t = np.arange(-rad - margin, rad * zc / (zc - longest[1]) + float(reach.max()) + margin,
+                  step)
+    lam = dist[:, None] * heights[None, :] / (zc - heights[None, :])
+    rho = np.broadcast_to(zc / (zc - heights), lam.shape).copy()
+    b = np.array(k.lines_sq)
+    u = np.arange(-rad - margin, rad + margin + step / 2, step)
+    t_across = np.stack([np.full(len(playable), -0.1), 0.5 * lam[:, 1],
+                         lam[:, 1] + 0.1], axis=1)
+    # Plane points (S, J, T, 2) and (S, A, U, 2).
+    along_pts = (centres[:, None, None, :] + t[None, None, :, None] * away[:, None, None, :]
+                 + b[None, :, None, None] * side[:, None, None, :])
+    across_pts = (centres[:, None, None, :] + t_across[:, :, None, None] * away[:, None, None, :]
+                  + u[None, None, :, None] * side[:, None, None, :])
+    along_xy = _project(pose, along_pts)
+    across_xy = _project(pose, across_pts)
+    guessed = CameraIntrinsics.guess(pose.intrinsics.width_px, pose.intrinsics.height_px)
+    calibrated = not pose.focal_estimated and pose.intrinsics != guessed
+    known = calibrated or pose.tilt_deg() >= k.uncalibrated_min_tilt_deg
+    return KingSamples(along_xy, _kind(along_pts, n), t, b, across_xy, _kind(across_pts, n), u,
+                       t_across, lam, rho, dist, zc, float(step), float(square_px), calibrated,
+                       known)
+
+
+def _project(pose: BoardPose, pts: np.ndarray) -> np.ndarray:
+    flat = pts.reshape(-1, 2)
+    px = pose.project(np.column_stack([flat, np.zeros(len(flat))]))
+    return px.reshape(pts.shape).astype(np.float32)
+
+
+def _kind(pts: np.ndarray, n: int) -> np.ndarray:
+    """0 on a dark square, 1 on a light square, 2 outside the grid (the frame)."""
+    cells = np.floor(pts).astype(int)
+    kind = (cells.sum(axis=-1) % 2).astype(np.int8)
+    outside = (pts[..., 0] < 0) | (pts[..., 0] >= n) | (pts[..., 1] < 0) | (pts[..., 1] >= n)
+    kind[outside] = 2
+    return kind
