@@ -51,7 +51,11 @@ def build_king_samples(pose: BoardPose, square_px: float, cfg: VisionConfig) -> 
     rad = cfg.pieces.radius_sq * k.radius_range[1]
     hgt = cfg.pieces.height_sq
     cam = pose.camera_centre()
-    zc = max(float(cam[2]), 4 * hgt * k.height_range[1])
+    guessed = CameraIntrinsics.guess(pose.intrinsics.width_px, pose.intrinsics.height_px)
+    calibrated = not pose.focal_estimated and pose.intrinsics != guessed
+    # Only with a lens not calibrated is the disc height measured (vision.kings.fit_height).
+    tallest = 1.0 if calibrated or not k.measure_height else k.height_range[1]
+    zc = max(float(cam[2]), 4 * hgt * tallest)
     playable = [(f, r) for r in range(n) for f in range(n) if (f + r) % 2 == 0]
     step = k.step_px / max(square_px, 8.0)
     centres = np.array([(f + 0.5, r + 0.5) for f, r in playable])
@@ -60,7 +64,7 @@ def build_king_samples(pose: BoardPose, square_px: float, cfg: VisionConfig) -> 
     away = np.where(dist[:, None] > 1e-6, away / np.maximum(dist, 1e-6)[:, None], (0.0, 1.0))
     side = np.stack([-away[:, 1], away[:, 0]], axis=1)
     heights = np.array([hgt, 2 * hgt])
-    longest = heights * k.height_range[1]  # the tallest stacks looked for
+    longest = heights * tallest  # the tallest stacks looked for
     reach = dist[:, None] * longest[None, :] / (zc - longest[None, :])
     margin = k.margin_sq + cfg.max_offset_sq
     t = np.arange(-rad - margin, rad * zc / (zc - longest[1]) + float(reach.max()) + margin,
@@ -78,8 +82,6 @@ def build_king_samples(pose: BoardPose, square_px: float, cfg: VisionConfig) -> 
                   + u[None, None, :, None] * side[:, None, None, :])
     along_xy = _project(pose, along_pts)
     across_xy = _project(pose, across_pts)
-    guessed = CameraIntrinsics.guess(pose.intrinsics.width_px, pose.intrinsics.height_px)
-    calibrated = not pose.focal_estimated and pose.intrinsics != guessed
     known = calibrated or pose.tilt_deg() >= k.uncalibrated_min_tilt_deg
     return KingSamples(along_xy, _kind(along_pts, n), t, b, across_xy, _kind(across_pts, n), u,
                        t_across, lam, rho, dist, zc, float(step), float(square_px), calibrated,
