@@ -77,6 +77,12 @@ class LatticeModel:
         und = undistort(np.asarray(px, np.float64).reshape(-1, 2), self.k, self.lens)
         return _apply_h(np.linalg.inv(self.hom), und)
 
+    def scaled(self, factor: float) -> LatticeModel:
+        """The same lattice in an image resized by `factor` (the lens term is scale-free)."""
+        lens = LensCentre(self.lens.cx_px * factor, self.lens.cy_px * factor,
+                          self.lens.unit_px * factor)
+        return LatticeModel(np.diag([factor, factor, 1.0]) @ self.hom, self.k, lens)
+
     def cell_px(self, uv: np.ndarray) -> np.ndarray:
         """Local size of one square in pixels (geometric mean of the two sides) at `uv`."""
         uv = np.asarray(uv, np.float64).reshape(-1, 2)
@@ -86,9 +92,39 @@ class LatticeModel:
         return np.sqrt(np.linalg.norm(du, axis=1) * np.linalg.norm(dv, axis=1))
 
 
-def _homography(uv: np.ndarray, px: np.ndarray) -> np.ndarray | None:
+def _normaliser(p: np.ndarray) -> np.ndarray:
+    c = p.mean(axis=0)
+    d = float(np.mean(np.linalg.norm(p - c, axis=1))) or 1.0
+    s = np.sqrt(2) / d
+    return np.array([[s, 0, -s * c[0]], [0, s, -s * c[1]], [0, 0, 1.0]])
+
+
+def _dlt(uv: np.ndarray, px: np.ndarray) -> np.ndarray | None:
+    """Normalised direct linear transform: fast enough to run inside the lens search."""
+    ta, tb = _normaliser(uv), _normaliser(px)
+    a = _apply_h(ta, uv)
+    b = _apply_h(tb, px)
+    n = len(a)
+    m = np.zeros((2 * n, 9))
+    m[0::2, 0:2], m[0::2, 2] = a, 1
+    m[0::2, 6:8], m[0::2, 8] = -b[:, :1] * a, -b[:, 0]
+    m[1::2, 3:5], m[1::2, 5] = a, 1
+    m[1::2, 6:8], m[1::2, 8] = -b[:, 1:] * a, -b[:, 1]
+    try:
+        _, _, vt = np.linalg.svd(m, full_matrices=False)
+    except np.linalg.LinAlgError:
+        return None
+    hom = np.linalg.inv(tb) @ vt[-1].reshape(3, 3) @ ta
+    if not np.all(np.isfinite(hom)) or abs(hom[2, 2]) < 1e-12:
+        return None
+    return hom / hom[2, 2]
+
+
+def _homography(uv: np.ndarray, px: np.ndarray, refine: bool = True) -> np.ndarray | None:
     if len(uv) < 4:
         return None
+    if not refine:
+        return _dlt(uv, px)
     hom, _ = cv2.findHomography(uv.astype(np.float64), px.astype(np.float64), 0)
     if hom is None or not np.all(np.isfinite(hom)):
         return None
@@ -106,8 +142,8 @@ def fit_lattice(uv: np.ndarray, px: np.ndarray, lens: LensCentre, *,
     uv = np.asarray(uv, np.float64).reshape(-1, 2)
     px = np.asarray(px, np.float64).reshape(-1, 2)
 
-    def at(k: float) -> tuple[float, LatticeModel | None]:
-        hom = _homography(uv, undistort(px, k, lens))
+    def at(k: float, refine: bool = False) -> tuple[float, LatticeModel | None]:
+        hom = _homography(uv, undistort(px, k, lens), refine)
         if hom is None:
             return float("inf"), None
         model = LatticeModel(hom, k, lens)
@@ -115,7 +151,7 @@ def fit_lattice(uv: np.ndarray, px: np.ndarray, lens: LensCentre, *,
         return float(np.sqrt(np.mean(res ** 2))), model
 
     if k_fixed is not None or not with_distortion or len(uv) < 12:
-        _, model = at(0.0 if k_fixed is None else k_fixed)
+        _, model = at(0.0 if k_fixed is None else k_fixed, True)
     else:
         lo, hi = K_RANGE
         g = (np.sqrt(5) - 1) / 2
@@ -130,7 +166,7 @@ def fit_lattice(uv: np.ndarray, px: np.ndarray, lens: LensCentre, *,
                 lo, a, fa = a, b, fb
                 b = lo + g * (hi - lo)
                 fb = at(b)[0]
-        _, model = at((lo + hi) / 2)
+        _, model = at((lo + hi) / 2, True)
     if model is None:
         return None
     return model, np.linalg.norm(model.to_image(uv) - px, axis=1)

@@ -92,15 +92,16 @@ def _grow(quads: Quads, seed: int, lens: LensCentre, tol: float = 0.22,
             return None
         new_cells = cell[new_idx].astype(int)
         grown = len(new_idx) > len(idx)
+        if not grown and reach > 20:
+            break
         idx, cells = new_idx, new_cells
         uv, px = _correspondences(quads, idx, cells, model)
         n_cells = len({(int(i), int(j)) for i, j in cells})
-        fitted = fit_lattice(uv, px, lens, with_distortion=n_cells >= 12)
+        # The lens term only once the growth has stalled: it matters at the board's edges.
+        fitted = fit_lattice(uv, px, lens, with_distortion=n_cells >= 12 and not grown)
         if fitted is None:
             return None
         model = fitted[0]
-        if not grown and reach > 20:
-            break
         reach = reach * 2 if grown else 40.0
     return _Lattice(model, cells, idx)
 
@@ -308,14 +309,37 @@ def _signed_area(c: np.ndarray) -> float:
 
 
 def find_board(image_bgr: np.ndarray, grid: int, cfg: VisionConfig) -> FoundBoard:
+    """The board's outer grid corners (a1, h1, h8, a8) and a confidence in 0..1.
+
+    The search runs on the image shrunk to `cfg.locate_max_side_px` (fast, and enough for the
+    squares of a board filling a good part of the view), then once more at twice that size
+    when nothing was found (a small or far board); the corners are always refined on the
+    full-size image.
+    """
     h, w = image_bgr.shape[:2]
-    scale = min(1.0, cfg.locate_max_side_px / max(h, w))
+    sides = [cfg.locate_max_side_px]
+    if max(h, w) > cfg.locate_max_side_px:
+        sides.append(min(max(h, w), 2 * cfg.locate_max_side_px))
+    failure: BoardNotFound | BoardOutOfView | None = None
+    for side in sides:
+        try:
+            return _find_at(image_bgr, grid, side)
+        except BoardOutOfView as exc:
+            failure = exc
+        except BoardNotFound as exc:
+            failure = failure or exc
+    assert failure is not None
+    raise failure
+
+
+def _find_at(image_bgr: np.ndarray, grid: int, max_side_px: int) -> FoundBoard:
+    h, w = image_bgr.shape[:2]
+    scale = min(1.0, max_side_px / max(h, w))
     small = image_bgr if scale == 1.0 else cv2.resize(image_bgr, None, fx=scale, fy=scale,
                                                       interpolation=cv2.INTER_AREA)
     sh, sw = small.shape[:2]
-    lens = LensCentre.of_image(sw, sh)
     quads = find_quads(small)
-    hyps = _hypotheses(quads, lens)
+    hyps = _hypotheses(quads, LensCentre.of_image(sw, sh))
     if not hyps:
         raise BoardNotFound("no board found (no checker pattern of squares in the image); "
                             "give --corners or a calibration file")
@@ -330,21 +354,21 @@ def find_board(image_bgr: np.ndarray, grid: int, cfg: VisionConfig) -> FoundBoar
                             "give --corners or a calibration file")
     _, lat, pl = best
     oi, oj = pl.origin
-    model = lat.model
-    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    # Sub-pixel on the full-size image.
+    model = lat.model.scaled(1.0 / scale)
+    grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
     ij, xc = _refine_corners(grey, model, pl.origin, grid)
     if len(ij) >= 12:
-        uv, px = _correspondences(quads, lat.quad_index, lat.cells, model)
-        uv = np.vstack([uv[:len(lat.cells)], ij])  # quad centres + checker corners
-        px = np.vstack([px[:len(lat.cells)], xc])
-        fitted = robust_fit(uv, px, lens)
+        centres = quads.centres[lat.quad_index] / scale
+        fitted = robust_fit(np.vstack([lat.cells + 0.5, ij]), np.vstack([centres, xc]),
+                            model.lens)
         if fitted is not None:
             model = fitted[0]
     outer = np.array([[oi, oj], [oi + grid, oj], [oi + grid, oj + grid], [oi, oj + grid]],
                      np.float64)
     if not pl.dark_at_origin:
         outer = np.roll(outer, -1, axis=0)
-    corners = _orient(model.to_image(outer)) / scale
+    corners = _orient(model.to_image(outer))
     check_share = len(ij) / float((grid - 1) ** 2)
     confidence = float(np.clip(0.5 * min(1.0, pl.score) + 0.5 * check_share, 0.0, 1.0))
     if pl.visible_share < 1.0 or np.any(corners < 0) or np.any(corners[:, 0] > w - 1) \
