@@ -50,6 +50,9 @@ class _Lattice:
         return len({(int(i), int(j)) for i, j in self.cells})
 
 
+# Placements scoring within this of each other leave the board's position in doubt: refuse.
+_AMBIGUOUS_MARGIN = 0.1
+
 _UNIT = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
 
 
@@ -308,6 +311,42 @@ def _signed_area(c: np.ndarray) -> float:
     return 0.5 * float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
 
 
+def _ranked_placements(small: np.ndarray, grid: int,
+                       ) -> tuple[Quads, list[tuple[float, _Lattice, _Placement]]]:
+    """Every scored placement of every lattice hypothesis, best first."""
+    sh, sw = small.shape[:2]
+    quads = find_quads(small)
+    hyps = _hypotheses(quads, LensCentre.of_image(sw, sh))
+    lab = cv2.cvtColor(cv2.blur(small, (3, 3)), cv2.COLOR_BGR2LAB)
+    ranked = [(pl.score, lat, pl) for lat in hyps for pl in _score_placements(lab, lat, grid)]
+    ranked.sort(key=lambda t: -t[0])
+    return quads, ranked
+
+
+def _outer_corners(lat: _Lattice, pl: _Placement, grid: int) -> np.ndarray:
+    """The placement's four outer grid corners in the image, a dark corner first."""
+    oi, oj = pl.origin
+    outer = np.array([[oi, oj], [oi + grid, oj], [oi + grid, oj + grid], [oi, oj + grid]],
+                     np.float64)
+    if not pl.dark_at_origin:
+        outer = np.roll(outer, -1, axis=0)
+    return lat.model.to_image(outer)
+
+
+def _runner_up(ranked: list[tuple[float, _Lattice, _Placement]], grid: int) -> float | None:
+    """Score of the best placement that puts the board somewhere else than the best one
+    (another hypothesis may describe the same board in other lattice coordinates)."""
+    _, lat0, pl0 = ranked[0]
+    c0 = _outer_corners(lat0, pl0, grid)
+    cell = float(np.median(np.linalg.norm(c0 - np.roll(c0, 1, axis=0), axis=1))) / grid
+    for score, lat, pl in ranked[1:]:
+        c = _outer_corners(lat, pl, grid)
+        gap = np.max(np.min(np.linalg.norm(c0[:, None] - c[None], axis=2), axis=1))
+        if gap > 0.5 * cell:
+            return score
+    return None
+
+
 def find_board(image_bgr: np.ndarray, grid: int, cfg: VisionConfig) -> FoundBoard:
     """The board's outer grid corners (a1, h1, h8, a8) and a confidence in 0..1.
 
@@ -337,23 +376,23 @@ def _find_at(image_bgr: np.ndarray, grid: int, max_side_px: int) -> FoundBoard:
     scale = min(1.0, max_side_px / max(h, w))
     small = image_bgr if scale == 1.0 else cv2.resize(image_bgr, None, fx=scale, fy=scale,
                                                       interpolation=cv2.INTER_AREA)
-    sh, sw = small.shape[:2]
-    quads = find_quads(small)
-    hyps = _hypotheses(quads, LensCentre.of_image(sw, sh))
-    if not hyps:
+    quads, ranked = _ranked_placements(small, grid)
+    if not ranked:
         raise BoardNotFound("no board found (no checker pattern of squares in the image); "
                             "give --corners or a calibration file")
-    lab = cv2.cvtColor(cv2.blur(small, (3, 3)), cv2.COLOR_BGR2LAB)
-    best: tuple[float, _Lattice, _Placement] | None = None
-    for lat in hyps:
-        for pl in _score_placements(lab, lat, grid):
-            if best is None or pl.score > best[0]:
-                best = (pl.score, lat, pl)
-    if best is None or best[0] < 0.35:
+    best = ranked[0]
+    if best[0] < 0.35:
         raise BoardNotFound("no board found (the square pattern is not clear enough); "
                             "give --corners or a calibration file")
+    if best[2].visible_share < 1.0:
+        raise BoardOutOfView("board partly out of view: the square pattern runs past the "
+                             "image's edge")
+    runner_up = _runner_up(ranked, grid)
+    margin = 1.0 if runner_up is None else best[0] - runner_up
+    if margin < _AMBIGUOUS_MARGIN:
+        raise BoardNotFound("no board found with certainty: the grid fits two places about "
+                            "as well (a hand or an object over the board?)")
     _, lat, pl = best
-    oi, oj = pl.origin
     # Sub-pixel on the full-size image.
     model = lat.model.scaled(1.0 / scale)
     grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
@@ -364,14 +403,13 @@ def _find_at(image_bgr: np.ndarray, grid: int, max_side_px: int) -> FoundBoard:
                             model.lens)
         if fitted is not None:
             model = fitted[0]
-    outer = np.array([[oi, oj], [oi + grid, oj], [oi + grid, oj + grid], [oi, oj + grid]],
-                     np.float64)
-    if not pl.dark_at_origin:
-        outer = np.roll(outer, -1, axis=0)
-    corners = _orient(model.to_image(outer))
+    corners = _orient(_outer_corners(_Lattice(model, lat.cells, lat.quad_index), pl, grid))
     check_share = len(ij) / float((grid - 1) ** 2)
-    confidence = float(np.clip(0.5 * min(1.0, pl.score) + 0.5 * check_share, 0.0, 1.0))
-    if pl.visible_share < 1.0 or np.any(corners < 0) or np.any(corners[:, 0] > w - 1) \
+    # Checker contrast (1.25 is perfect), how far ahead of any other placement, and the share
+    # of inner corners confirmed at sub-pixel.
+    confidence = float(np.clip(0.4 * min(1.0, pl.score / 1.25) + 0.3 * min(1.0, margin / 0.5)
+                               + 0.3 * check_share, 0.0, 1.0))
+    if np.any(corners < 0) or np.any(corners[:, 0] > w - 1) \
             or np.any(corners[:, 1] > h - 1):
         raise BoardOutOfView("board partly out of view: its outer corners fall outside the "
                              "image")
