@@ -44,16 +44,20 @@ def distort(px: np.ndarray, k: float, lens: LensCentre) -> np.ndarray:
     return c + q * (1 + k * r2) * lens.unit_px
 
 
-def undistort(px: np.ndarray, k: float, lens: LensCentre, iterations: int = 8) -> np.ndarray:
+def undistort(px: np.ndarray, k: float, lens: LensCentre, iterations: int = 6) -> np.ndarray:
+    """Inverse of `distort`: Newton's method on the radius, r + k r^3 = r_distorted."""
     if k == 0.0:
         return px
     c = np.array([lens.cx_px, lens.cy_px])
     qd = (px - c) / lens.unit_px
-    q = qd.copy()
+    rd = np.linalg.norm(qd, axis=-1, keepdims=True)
+    r = rd.copy()
     for _ in range(iterations):
-        r2 = np.sum(q * q, axis=-1, keepdims=True)
-        q = qd / (1 + k * r2)
-    return c + q * lens.unit_px
+        slope = 1 + 3 * k * r * r
+        slope = np.where(np.abs(slope) < 1e-6, 1e-6, slope)
+        r = r - (r + k * r ** 3 - rd) / slope
+    ratio = np.where(rd > 1e-12, r / np.where(rd > 1e-12, rd, 1.0), 1.0)
+    return c + qd * ratio * lens.unit_px
 
 
 def _apply_h(hom: np.ndarray, pts: np.ndarray) -> np.ndarray:

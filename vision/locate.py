@@ -69,15 +69,22 @@ def _correspondences(quads: Quads, idx: np.ndarray, cells: np.ndarray,
     return np.vstack(uv), np.vstack(px)
 
 
-def _grow(quads: Quads, seed: int, lens: LensCentre, tol: float = 0.22,
-          max_rounds: int = 12) -> _Lattice | None:
+def _grow(quads: Quads, seed: int, lens: LensCentre, tol: float = 0.22, reach: float = 3.5,
+          max_rounds: int = 24) -> _Lattice | None:
+    """Grow a lattice from one candidate square, a ring of cells at a time.
+
+    Each round takes the candidates whose centre and corners fall on cells within `reach`
+    of the cells already found, and refits.  Growing step by step matters at oblique views:
+    a homography fitted to a few rows extrapolates badly far away.  The lens term is fitted
+    when the growth stalls (again if it grew since), and held while growing.
+    """
     hom, _ = cv2.findHomography(_UNIT, quads.corners[seed], 0)
     if hom is None:
         return None
     model = LatticeModel(hom, 0.0, lens)
     idx = np.array([seed])
     cells = np.array([[0, 0]])
-    reach = 1.6
+    lens_cells = 0
     for _ in range(max_rounds):
         with np.errstate(all="ignore"):
             lat_c = model.to_lattice(quads.centres) - 0.5
@@ -93,19 +100,21 @@ def _grow(quads: Quads, seed: int, lens: LensCentre, tol: float = 0.22,
         new_idx = np.flatnonzero(ok)
         if len(new_idx) == 0:
             return None
-        new_cells = cell[new_idx].astype(int)
-        grown = len(new_idx) > len(idx)
-        if not grown and reach > 20:
-            break
-        idx, cells = new_idx, new_cells
-        uv, px = _correspondences(quads, idx, cells, model)
+        grown = not np.array_equal(new_idx, idx)
+        idx, cells = new_idx, cell[new_idx].astype(int)
         n_cells = len({(int(i), int(j)) for i, j in cells})
-        # The lens term only once the growth has stalled: it matters at the board's edges.
-        fitted = fit_lattice(uv, px, lens, with_distortion=n_cells >= 12 and not grown)
+        refit_lens = not grown and n_cells >= 12 and n_cells > lens_cells
+        if not grown and not refit_lens:
+            break
+        uv, px = _correspondences(quads, idx, cells, model)
+        if refit_lens:
+            fitted = fit_lattice(uv, px, lens, with_distortion=True)
+            lens_cells = n_cells
+        else:
+            fitted = fit_lattice(uv, px, lens, k_fixed=model.k)
         if fitted is None:
             return None
         model = fitted[0]
-        reach = reach * 2 if grown else 40.0
     return _Lattice(model, cells, idx)
 
 
