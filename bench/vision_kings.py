@@ -5,7 +5,7 @@ The scenes are drawn exactly as in bench/vision_eval.py (same seeds give the sam
 squares whose piece was found with the right colour count, so this isolates the king stage.
 Prints stacked-vs-single accuracy overall, by camera tilt, by piece set, by how many pixels a
 man and a king differ in the image (the lean of one disc height), and how often the stage said
-it was unsure (confidence 0.5 or less) and how right it was when sure.  `--dump` writes crops of the
+it was sure (confidence >= 0.9) and how right it was then.  `--dump` writes crops of the
 misread pieces (PNG, enlarged) for looking at.
 """
 
@@ -28,6 +28,8 @@ from sim.render import render
 from sim.scene import PIECE_COLOURS, sample_position, sample_scene, sample_world
 from sim.world import TableSpec
 from vision.pipeline import BoardObserver
+
+SURE = 0.9  # a call with at least this confidence counts as sure
 
 
 def _style_name(white_bgr: tuple[float, ...]) -> str:
@@ -83,7 +85,7 @@ def _line(name: str, rows: list[dict[str, object]]) -> str:
     ok = sum(bool(r["ok"]) for r in rows)
     kings = [r for r in rows if r["king"]]
     kok = sum(bool(r["ok"]) for r in kings)
-    sure = [r for r in rows if float(r["conf"]) > 0.5]  # type: ignore[arg-type]
+    sure = [r for r in rows if float(r["conf"]) >= SURE]  # type: ignore[arg-type]
     sure_ok = sum(bool(r["ok"]) for r in sure)
     return (f"  {name:<16} {100 * ok / max(1, n):6.2f}% of {n:5d}   kings "
             f"{100 * kok / max(1, len(kings)):6.2f}% of {len(kings):4d}   "
@@ -106,7 +108,7 @@ def main() -> int:
         rows = [r for part in ex.map(one, jobs, chunksize=4) for r in part]
     print(f"scenes: {a.scenes}  pieces read in the right colour: {len(rows)}  "
           f"time: {time.perf_counter() - t0:.0f} s")
-    print("stacked-vs-single (all pieces, kings only, share with confidence > 0.5):")
+    print(f"stacked-vs-single (all pieces, kings only, share with confidence >= {SURE}):")
     print(_line("all", rows))
     print("by camera tilt:")
     for b in range(0, 50, 10):
@@ -120,7 +122,7 @@ def main() -> int:
     print("by ridges:")
     for k in sorted({int(r["ridges"]) for r in rows}):  # type: ignore[call-overload]
         print(_line(f"{k} ridges", [r for r in rows if r["ridges"] == k]))
-    wrong = Counter((bool(r["king"]), float(r["conf"]) > 0.5) for r in rows if not r["ok"])  # type: ignore[arg-type]
+    wrong = Counter((bool(r["king"]), float(r["conf"]) >= SURE) for r in rows if not r["ok"])  # type: ignore[arg-type]
     print(f"misread: kings as men {wrong[(True, True)]} sure + {wrong[(True, False)]} unsure, "
           f"men as kings {wrong[(False, True)]} sure + {wrong[(False, False)]} unsure")
     return 0
