@@ -38,6 +38,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-plies", type=int, default=200)
     ap.add_argument("--pdn", type=Path, default=None)
+    ap.add_argument("--verbose", action="store_true",
+                    help="print every move with our score and both depths (to find where a "
+                         "game turned)")
     args = ap.parse_args()
     variant = find_variant("brazilian" if args.peer == "simple" else "international")
     peer_name = "SimpleEngine" if args.peer == "simple" else "TurboEngine"
@@ -60,13 +63,21 @@ def main() -> None:
         while board.outcome(claim_draw=True) is None and len(board.move_stack) < args.max_plies:
             if (board.turn is WHITE) == ours_white:
                 t0 = time.perf_counter()
-                move = ours.play(board, SearchLimits(movetime_s=args.movetime)).move
+                played = ours.play(board, SearchLimits(movetime_s=args.movetime))
+                move = played.move
                 think["ours"] += time.perf_counter() - t0
+                if args.verbose:
+                    r = played.result
+                    print(f"  {len(board.move_stack) + 1:3d} damas {played.name:8s} "
+                          f"score {r.score:6d} depth {r.depth:2d} nodes {r.nodes}", flush=True)
             else:
                 ans = peer.best_move(board, args.peer, args.movetime, fresh=fresh)
                 fresh = False
                 think["peer"] += ans.elapsed_s
                 move = ans.move
+                if args.verbose:
+                    print(f"  {len(board.move_stack) + 1:3d} peer  {ans.text:8s} "
+                          f"depth {ans.depth:2d} nodes {ans.nodes}", flush=True)
             board.push(move)
         outcome = board.outcome(claim_draw=True)
         result = outcome.result if outcome else "1-1"
@@ -83,13 +94,13 @@ def main() -> None:
             replay.push(m)
         rec.result = result
         texts.append(write_game(rec))
+        if args.pdn:  # written after every game, so a long match can be read as it goes
+            args.pdn.parent.mkdir(parents=True, exist_ok=True)
+            args.pdn.write_text("\n".join(texts))
         print(f"game {g + 1}: damas {'white' if ours_white else 'black'} {result} {reason} "
               f"plies {len(board.move_stack)} -> damas {pts:g}; running "
               f"{sum(scores):g}/{len(scores)}", flush=True)
     elo, err = elo_estimate(scores)
-    if args.pdn:
-        args.pdn.parent.mkdir(parents=True, exist_ok=True)
-        args.pdn.write_text("\n".join(texts))
     print(f"think time s: damas {think['ours']:.0f} {peer_name} {think['peer']:.0f}")
     print(f"score damas {sum(scores):g}/{len(scores)} ({100 * sum(scores) / len(scores):.1f}%) "
           f"vs {peer_name} at {args.movetime:g} s/move: elo_diff {elo:.0f} ± {err:.0f}",

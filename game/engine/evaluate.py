@@ -43,7 +43,7 @@ class EvalWeights:
 DEFAULT_WEIGHTS = EvalWeights()
 
 
-def _chunk_tables(geo: Geometry, value_of: Callable[[int], int]) -> tuple[list[int], ...]:
+def chunk_tables(geo: Geometry, value_of: Callable[[int], int]) -> tuple[list[int], ...]:
     """Per pair of ranks, a table mapping the chunk's bits to the sum of `value_of(square)`."""
     width_bits = geo.width + 1
     pairs = (geo.height + 1) // 2
@@ -64,7 +64,12 @@ def _chunk_tables(geo: Geometry, value_of: Callable[[int], int]) -> tuple[list[i
 
 
 def make_evaluator(variant: Variant, weights: EvalWeights = DEFAULT_WEIGHTS) -> EvalFn:
-    """The evaluation function of `variant`: ``f(white, black, kings, white_to_move) -> cp``."""
+    """The evaluation function of `variant`: ``f(white, black, kings, white_to_move) -> cp``.
+
+    Boards of 10x10 and larger use their own evaluator (`evaluate_large`)."""
+    if variant.width >= 10 and weights is DEFAULT_WEIGHTS:
+        from game.engine.evaluate_large import make_large_evaluator
+        return make_large_evaluator(variant)
     geo = geometry(variant.width, variant.height)
     w_, h_ = geo.width, geo.height
     wt = weights
@@ -96,9 +101,9 @@ def make_evaluator(variant: Variant, weights: EvalWeights = DEFAULT_WEIGHTS) -> 
             v += wt.edge
         return v
 
-    twm = _chunk_tables(geo, lambda s: man_value(s, True))
-    tbm = _chunk_tables(geo, lambda s: man_value(s, False))
-    tk = _chunk_tables(geo, king_value_at)
+    twm = chunk_tables(geo, lambda s: man_value(s, True))
+    tbm = chunk_tables(geo, lambda s: man_value(s, False))
+    tk = chunk_tables(geo, king_value_at)
     shifts = tuple(i * (geo.width + 1) for i in range(len(twm)))
     cmask = (1 << (geo.width + 1)) - 1
     wm_parts = tuple(zip(shifts, twm, tbm, strict=True))
