@@ -13,12 +13,14 @@ Terms, each computed from bitboards with table lookups and `int.bit_count`:
 - balance: men spread evenly over the left and right halves keep both wings defended;
 - runaway men: a man that no enemy man can reach before it crowns, while the enemy has no
   king, is almost a king already (promotion races decide many 10x10 endings);
-- the men's mobility and the kings' long diagonal, as on 8x8.
+- the men's mobility and the kings' long diagonal, as on 8x8;
+- an ending with kings on both sides counts half its material edge (mostly drawn).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from game.engine.evaluate import EvalFn, chunk_tables
 from game.geometry import Geometry, geometry
@@ -43,6 +45,10 @@ class LargeEvalWeights:
     king_main_diagonal: int = 14
     king_centre: int = 4
     lone_king_off_diagonal: int = 150
+    # with kings on both sides and at most this many men left, an advantage is worth half:
+    # a king on each side makes most 10x10 endings drawn, so the side ahead keeps the other
+    # from crowning rather than race it
+    both_kings_few_men: int = 6
 
 
 DEFAULT_LARGE_WEIGHTS = LargeEvalWeights()
@@ -64,6 +70,7 @@ def _cone_masks(geo: Geometry, white: bool) -> tuple[int, ...]:
     return tuple(out)
 
 
+@cache  # the tables take a moment to build; the function is pure, so searchers share it
 def make_large_evaluator(variant: Variant,
                          weights: LargeEvalWeights = DEFAULT_LARGE_WEIGHTS) -> EvalFn:
     """The evaluation of a 10x10 (or larger) variant: ``f(white, black, kings, wtm) -> cp``."""
@@ -154,6 +161,7 @@ def make_large_evaluator(variant: Variant,
         w_dist[geo.bit_of[sq]] = h_ - 1 - r
         b_dist[geo.bit_of[sq]] = r
     man = wt.man
+    few_men = wt.both_kings_few_men
     mob = wt.mobility
     bal = wt.balance
     lone_bonus = wt.lone_king_off_diagonal
@@ -214,6 +222,8 @@ def make_large_evaluator(variant: Variant,
                 i = low.bit_length() - 1
                 if not b_cone[i] & wm:
                     s -= runaway[b_dist[i]]
+        if wk and bk and nwm + nbm <= few_men:
+            s = s // 2 if s >= 0 else -(-s // 2)  # kings on both sides: hard to win
         return s if wtm else -s
 
     return evaluate
