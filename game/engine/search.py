@@ -1,10 +1,12 @@
 """Iterative-deepening principal-variation alpha-beta search on raw bitboards.
 
 The search works on the move generator's raw interface (`generate`, `has_capture`,
-`captures`) and applies moves inline: no `Move` objects inside the tree.  Features:
-transposition table keyed by Zobrist keys, hash move / killer / history ordering, late move
-reductions, single-reply extension, quiescence over captures (in draughts a capture is forced,
-so a side that can capture may not "stand pat"), and the variant's draw rules: repetition,
+`captures`; inside the tree the path-free captures of `capture_masks` where the rules allow)
+and applies moves inline: no `Move` objects inside the tree.  Features: transposition table
+keyed by Zobrist keys, hash move / killer / history ordering, late move reductions,
+single-reply extension, verification pruning on 10x10 (`SearchOptions`), quiescence over
+captures (in draughts a capture is forced, so a side that can capture may not "stand pat"),
+and the variant's draw rules: repetition,
 the king-only-moves counter and the material endings of RULES.md, each scored as a draw at the
 exact ply it happens, as `Board.outcome` would.
 

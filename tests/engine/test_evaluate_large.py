@@ -58,3 +58,13 @@ def test_a_king_is_worth_about_three_men() -> None:
     king = Board("W:WK28:B1,2,3", INTL)
     score = evaluate(king.white, king.black, king.kings, True)
     assert -60 < score < 60
+
+
+def test_an_edge_counts_less_when_both_sides_have_a_king() -> None:
+    # White is two men up (king and three men against king and one man): with a king on
+    # each side such endings are mostly drawn, so the edge counts for clearly less than the
+    # two men it is in material.
+    evaluate = make_evaluator(INTL)
+    board = Board("W:WK46,28,33,38:BK5,17", INTL)
+    score = evaluate(board.white, board.black, board.kings, True)
+    assert 0 < score < 150
