@@ -49,7 +49,7 @@ class KingConfig:
     # vision.king_samples.KingSamples.leans_known).
     uncalibrated_min_tilt_deg: float = 30.0
     min_step_px: float = 1.0  # below this man-to-king image difference nothing is decided
-    full_step_px: float = 4.0  # from this difference on, the fit alone sets the confidence
+    full_step_px: float = 6.0  # from this difference on, the fit alone sets the confidence
     clear_preference: float = 0.2  # a preference this far from the split is fairly sure
 
 
