@@ -1,10 +1,16 @@
 """Stacked king or single man: the king stage's parts on hand-built profiles, and rendered
 scenes whose ground truth (which squares hold two discs) comes from the renderer."""
 
+import random
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
-from tests.vision.scenes import observe
+from sim.render import render
+from sim.scene import sample_position, sample_scene, sample_world
+from sim.world import TableSpec
+from tests.vision.scenes import VARIANT, observe
 from vision.kings import (
     fit_width,
     height_preference,
@@ -12,6 +18,7 @@ from vision.kings import (
     interval_scores,
     set_preference,
 )
+from vision.pipeline import BoardObserver
 
 STEP = 0.01
 T = np.arange(-0.8, 1.3, STEP)
@@ -115,3 +122,35 @@ def test_straight_down_view_says_when_it_cannot_tell():
     right, total, wrong_conf = _stack_calls((201, 202, 203), 0.0)
     assert total >= 25
     assert all(c <= 0.8 for c in wrong_conf), wrong_conf
+
+
+def _uncalibrated(seed, tilt, disc_height_mm):
+    """A scene seen by a camera nobody calibrated (no lens distortion, focal unknown)."""
+    spec = TableSpec(disc_height_mm=disc_height_mm)
+    rng = random.Random(seed)
+    scene = sample_scene(rng, spec, hand_probability=0.0, glare_probability=0.0,
+                         hard_shadow_probability=0.0)
+    scene = replace(scene, camera=replace(scene.camera, tilt_deg=tilt, dist=(0.0,) * 5))
+    board = sample_position(rng, VARIANT, king_share=0.4)
+    frame = render(sample_world(rng, board, spec, max_offset_mm=2.0), scene, VARIANT, seed=seed)
+    return frame, BoardObserver(VARIANT, corners_px=frame.corners_px).observe(frame.image)
+
+
+@pytest.mark.parametrize("seed", [301, 302])
+def test_without_calibration_the_disc_height_is_measured(seed):
+    """Discs 10 mm high where 7 mm are configured: men and kings still told apart."""
+    frame, obs = _uncalibrated(seed, 45.0, 10.0)
+    calls = [(obs.board.piece_at(sq), truth) for sq, truth in frame.placement.piece_map().items()]
+    calls = [(got, truth) for got, truth in calls if got is not None and got.color == truth.color]
+    assert len(calls) >= 10
+    assert any(truth.is_king for _, truth in calls) and any(not t.is_king for _, t in calls)
+    assert all(got.is_king == truth.is_king for got, truth in calls)
+
+
+def test_without_calibration_a_nearly_vertical_view_calls_no_king_and_says_so():
+    frame, obs = _uncalibrated(303, 10.0, 7.0)
+    assert any(p.is_king for p in frame.placement.piece_map().values())
+    pieces = [sq for sq in frame.placement.piece_map() if obs.board.piece_at(sq) is not None]
+    assert pieces
+    assert not any(obs.board.piece_at(sq).is_king for sq in pieces)
+    assert all(obs.confidence[sq] <= 0.5 for sq in pieces)
