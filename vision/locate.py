@@ -7,16 +7,17 @@
    (`vision.grid_fit`, with one radial lens term once enough cells are known).  The hypothesis
    explaining the most squares wins; a few runners-up are kept.
 3. Which 8x8 (10x10) block of the lattice is the board: every placement covering the found
-   squares is scored by the checker contrast of all its cells (light-parity cells alike and
-   unlike the others), minus any side where the pattern continues beyond it, and its corner
-   cells must be the darker colour (a1 is dark).
-4. Sub-pixel: the inner grid corners are refined with cornerSubPix where they still look like
-   a checker corner (x-corner test), and the lattice refitted to them.
+   squares is scored by the checker contrast between neighbouring cells (the light-parity one
+   must be the lighter, so the corner cells are dark: a1 is dark), minus any side where the
+   pattern continues beyond it.
+4. Sub-pixel: on the full-size image the inner grid corners are refined with cornerSubPix where
+   they still look like a checker corner (x-corner test), and the lattice refitted to them.
 5. a1: of the two dark corners, the one at the left end of the edge nearest the camera (the
    camera stands on White's side; `vision.pipeline` turns the board round when the pieces say
    White sits elsewhere).
-A board whose best placement reaches outside the image is refused (BoardOutOfView) rather than
-guessed; no convincing lattice is BoardNotFound.
+Refusals rather than guesses: a best placement reaching outside the image is BoardOutOfView;
+no convincing lattice, or two placements scoring about alike (a hand hiding an edge of the
+board), is BoardNotFound.
 """
 
 from __future__ import annotations
