@@ -51,6 +51,8 @@ class _Lattice:
         return len({(int(i), int(j)) for i, j in self.cells})
 
 
+# A placement scoring less is no board (1.25 is a perfect checker that stops at its edges).
+_MIN_SCORE = 0.35
 # Placements scoring within this of each other leave the board's position in doubt: refuse.
 _AMBIGUOUS_MARGIN = 0.1
 
@@ -132,18 +134,23 @@ def _seeds(quads: Quads, limit: int) -> list[int]:
     return [int(i) for i in order[:limit]]
 
 
-def _hypotheses(quads: Quads, lens: LensCentre, max_seeds: int = 24, keep: int = 3,
-                ) -> list[_Lattice]:
+def _hypotheses(quads: Quads, lens: LensCentre, enough: int, max_seeds: int = 24,
+                keep: int = 3) -> list[_Lattice]:
+    # Every seed is grown, even one inside a lattice already found: where the growth stops
+    # depends on where it starts (an arm across the board, a shadow edge).
     found: list[_Lattice] = []
-    covered: set[int] = set()
+    seen: set[frozenset[int]] = set()
     for seed in _seeds(quads, max_seeds):
-        if seed in covered:
-            continue
         lat = _grow(quads, seed, lens)
         if lat is None or lat.support < 4:
             continue
-        covered.update(int(i) for i in lat.quad_index)
+        key = frozenset(int(i) for i in lat.quad_index)
+        if key in seen:
+            continue
+        seen.add(key)
         found.append(lat)
+        if lat.support >= enough:
+            break  # nearly every square explained: no other start can do better
     found.sort(key=lambda t: -t.support)
     return found[:keep]
 
@@ -178,7 +185,7 @@ def _cell_colours(lab: np.ndarray, model: LatticeModel, i0: int, j0: int, n_i: i
 
 
 def _score_placements(lab: np.ndarray, lat: _Lattice, grid: int,
-                      min_inside: float = 0.85) -> list[_Placement]:
+                      min_inside: float = 0.95) -> list[_Placement]:
     lo = lat.cells.min(axis=0)
     hi = lat.cells.max(axis=0)
     # Board origins that could hold most of the found squares (a stray square off the board,
@@ -323,13 +330,19 @@ def _signed_area(c: np.ndarray) -> float:
 
 def _ranked_placements(small: np.ndarray, grid: int,
                        ) -> tuple[Quads, list[tuple[float, _Lattice, _Placement]]]:
-    """Every scored placement of every lattice hypothesis, best first."""
+    """The scored placements of the lattice hypothesis explaining the most squares, best
+    first; the weaker hypotheses only when it has no convincing placement (a part of the
+    board seen from one side of an arm can fit a wrong placement as well as the whole)."""
     sh, sw = small.shape[:2]
     quads = find_quads(small)
-    hyps = _hypotheses(quads, LensCentre.of_image(sw, sh))
+    hyps = _hypotheses(quads, LensCentre.of_image(sw, sh), enough=grid * grid // 2)
     lab = cv2.cvtColor(cv2.blur(small, (3, 3)), cv2.COLOR_BGR2LAB)
-    ranked = [(pl.score, lat, pl) for lat in hyps for pl in _score_placements(lab, lat, grid)]
-    ranked.sort(key=lambda t: -t[0])
+    ranked: list[tuple[float, _Lattice, _Placement]] = []
+    for lat in hyps:
+        ranked = [(pl.score, lat, pl) for pl in _score_placements(lab, lat, grid)]
+        ranked.sort(key=lambda t: -t[0])
+        if ranked and ranked[0][0] >= _MIN_SCORE:
+            break
     return quads, ranked
 
 
@@ -391,7 +404,7 @@ def _find_at(image_bgr: np.ndarray, grid: int, max_side_px: int) -> FoundBoard:
         raise BoardNotFound("no board found (no checker pattern of squares in the image); "
                             "give --corners or a calibration file")
     best = ranked[0]
-    if best[0] < 0.35:
+    if best[0] < _MIN_SCORE:
         raise BoardNotFound("no board found (the square pattern is not clear enough); "
                             "give --corners or a calibration file")
     if best[2].visible_share < 1.0:
