@@ -28,9 +28,10 @@ class KingConfig:
     margin_sq: float = 0.12  # the lines reach this far beyond the largest silhouette
     radius_range: tuple[float, float] = (0.8, 1.2)  # of the configured radius: sets differ
     # The set's radius is then refined between these shares of its measured width (n steps).
-    radius_fit: tuple[float, float, int] = (0.92, 1.02, 6)
+    radius_fit: tuple[float, float, int] = (0.9, 1.04, 8)
     radius_prior: float = 0.97  # the usual share (the widest of three lines overshoots)
-    radius_prior_weight: float = 0.15
+    radius_free: float = 0.025  # free around it; beyond, each 0.02 costs the weight below
+    radius_prior_weight: float = 0.3
     # Brightness factors a colour may take and still be the board's (dimmed in a shadow) or
     # the piece's (a wall turned from the light is much darker than the top face).
     board_shade: tuple[float, float] = (0.5, 1.5)

@@ -173,18 +173,18 @@ def height_preference(p: np.ndarray, step: float, t0: float, b: np.ndarray, radi
 
 
 def set_preference(best: np.ndarray, most: np.ndarray, group: np.ndarray, scales: np.ndarray,
-                   prior: float, prior_weight: float) -> np.ndarray:
+                   prior: float, free: float, prior_weight: float) -> np.ndarray:
     """-1..+1 per piece, each set at the radius (of those tried) that explains it best.
 
     All pieces of a set have one radius, and each is one disc or two: the radius (a scale of
     the measured one, `scales`) is the one whose best explanation of every piece, summed over
     the set, is highest.  This absorbs what the image does to every edge of the set alike
     (blur, a bright set bleeding over its edges).  A set of kings only could pass for men a
-    little wider, so scales away from `prior` pay `prior_weight` of each piece's largest
-    difference per 0.02 of scale.
+    little wider, so scales more than `free` away from `prior` pay `prior_weight` of each
+    piece's largest difference per 0.02 of scale beyond.
     """
     pref = np.empty(len(best))
-    cost = prior_weight * np.abs(scales - prior) / 0.02
+    cost = prior_weight * np.maximum(np.abs(scales - prior) - free, 0.0) / 0.02
     for g in np.unique(group):
         m = group == g
         total = best[m].max(axis=2).sum(axis=0) - most[m].sum(axis=0) * cost
@@ -297,7 +297,8 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
                                np.repeat(lam[..., None], n_fit, axis=2),
                                np.repeat(rho[..., None], n_fit, axis=2), cfg.max_offset_sq,
                                kc.shifts)
-    pref = set_preference(best, most, group, scales, kc.radius_prior, kc.radius_prior_weight)
+    pref = set_preference(best, most, group, scales, kc.radius_prior, kc.radius_free,
+                          kc.radius_prior_weight)
     step_px = lam[:, 0] * ks.square_px
     if not ks.leans_known:
         step_px = np.zeros_like(step_px)  # nothing decided, and the confidence says so

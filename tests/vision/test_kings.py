@@ -83,7 +83,7 @@ def test_set_radius_is_chosen_by_the_whole_set():
             row_most.append(m[0, 0])
         best.append(row_best)
         most.append(row_most)
-    pref = set_preference(np.array(best), np.array(most), np.zeros(4, int), scales, 1.0, 0.0)
+    pref = set_preference(np.array(best), np.array(most), np.zeros(4, int), scales, 1.0, 0.0, 0.0)
     assert list(pref > 0) == [d == 2 for d in truth]
 
 
