@@ -269,7 +269,31 @@ def _placement_score(vals: np.ndarray, visible: np.ndarray, grid: int, dark_at_o
         if vis.sum() >= grid / 2:
             ring_pen = max(ring_pen, float(np.mean(_votes(dd[vis], thr))))
     share = float(vis_board.sum()) / (grid * grid)
-    return s_board - ring_pen + 0.25 * share, share
+    return s_board - ring_pen + 0.25 * share + _frame_term(vals, visible, grid), share
+
+
+def _frame_term(vals: np.ndarray, visible: np.ndarray, grid: int, weight: float = 0.1,
+                ) -> float:
+    """Reward for a band of one colour just outside the grid on several sides: a board's
+    frame.  A placement shifted off the board sees table on one side and squares on the
+    other; a hand over the true board hides at most a side or two of its frame."""
+    n = grid + 2
+    inner = slice(1, n - 1)
+    # Sample points of the ring cells lying 0.15 of a square outside the grid line.
+    sides = [(vals[0, inner][:, [1, 2]], visible[0, inner]),
+             (vals[n - 1, inner][:, [0, 3]], visible[n - 1, inner]),
+             (vals[inner, 0][:, [2, 3]], visible[inner, 0]),
+             (vals[inner, n - 1][:, [0, 1]], visible[inner, n - 1])]
+    bands = []
+    for v, vis in sides:
+        if vis.sum() >= grid / 2:
+            bands.append(np.median(v[vis].reshape(-1, 3), axis=0))
+    if len(bands) < 2:
+        return 0.0
+    b = np.array(bands)
+    # Two bands match when closer than the spread of squares of one colour would allow.
+    close = np.linalg.norm(b[:, None] - b[None], axis=2) < 15.0
+    return weight * float(close.sum(axis=1).max())
 
 
 def _refine_corners(grey: np.ndarray, model: LatticeModel, origin: tuple[int, int], grid: int,
