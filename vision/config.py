@@ -63,11 +63,16 @@ class VisionConfig:
     corner_inset_sq: float = 0.07  # reference patches sit this far inside a square's corners
     corner_patch_sq: float = 0.12
     blur_px: int = 3  # box blur before sampling (noise and JPEG blocks)
+    # Light: gain and veil fitted to the bare-board references within about this distance.
+    light_sigma_sq: float = 0.5
     # Occupancy: colour change relative to the board's dark/light contrast.
     occupied_contrast: float = 0.1
     occupied_spread: float = 4.0  # times the median variation of bare dark squares
     occupied_share: float = 0.35  # of the base disc that must differ from the bare square
     occupied_texture: float = 0.35  # std inside the piece region relative to the contrast
+    # A piece set's colour is at least this far (8-bit Lab) and one threshold off the bare
+    # square: a just-visible difference, which no player's set comes near.
+    min_set_distance_lab: float = 16.0
     # Profile lines along the view, at these offsets across it (squares).
     line_offsets_sq: tuple[float, ...] = (-0.15, -0.075, 0.0, 0.075, 0.15)
     profile_step_px: float = 1.0  # sampling step along profile lines

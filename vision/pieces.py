@@ -27,7 +27,7 @@ import numpy as np
 from calibration.colour import ColourModel
 from vision.config import VisionConfig
 from vision.kings import _ray_distance, read_kings
-from vision.light import local_light
+from vision.light import board_colour, local_light
 from vision.occlusion import occluded_squares
 from vision.sampling import SquareSamples
 
@@ -80,26 +80,27 @@ class _FloatGather:
 
 
 def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
-             colours: ColourModel | None = None) -> SquareVerdicts:
+             colours: ColourModel | None = None, trace: dict[str, object] | None = None,
+             ) -> SquareVerdicts:
+    """Labels of every playable square; `trace`, when given, receives the intermediate values
+    (for bench/vision_eval.py's diagnostics)."""
     img = image_bgr
     if cfg.blur_px > 1:
         img = cv2.blur(img, (cfg.blur_px, cfg.blur_px))
     # Read only the sampled pixels as floats (converting the whole frame costs milliseconds).
     flat = _FloatGather(img.reshape(-1, 3))
 
-    patches = np.median(flat[s.ref].reshape(len(s.playable), 4, -1, 3), axis=2)  # (S, 4, 3)
-    dark_bgr = np.median(patches.reshape(-1, 3), axis=0)
-    # Per square, the two corner patches nearest the board's dark colour: a big or off-centre
-    # piece may cover a corner or two, and must not be mistaken for the local light.
-    closeness = np.linalg.norm(patches - dark_bgr, axis=2)
-    best = np.argsort(closeness, axis=1)[:, :2]
-    ref_bgr = np.take_along_axis(patches, best[..., None], axis=1).mean(axis=1)
+    n = len(s.playable)
+    patches = np.median(flat[s.ref].reshape(n, 4, -1, 3), axis=2)  # (S, 4, 3)
+    dark_bgr = board_colour(patches)
     probe_bgr = np.median(flat[s.probe], axis=1)  # (L, 3)
-    light_bgr = np.median(probe_bgr, axis=0)
-    # Shadows scale colours, glare adds light: undo both per square (see vision.light).
-    light = local_light(s, ref_bgr, probe_bgr, dark_bgr, light_bgr)
+    light_bgr = board_colour(probe_bgr)
+    # Shadows scale colours, glare adds light: undo both where each sample lies (vision.light).
+    light = local_light(s.light_plan, patches, probe_bgr, dark_bgr, light_bgr, s.base.shape[1])
+    # Per square, the two corner patches that best look like bare board under that light.
+    best = np.argsort(-light.trust[:4 * n].reshape(n, 4), axis=1)[:, :2]
 
-    base_all = light.correct_all(flat[s.base])
+    base_all = light.correct_base(flat[s.base])
     base_bgr = np.median(base_all, axis=1)
     dark_lab = _to_lab(dark_bgr[None])[0]
     light_lab = _to_lab(light_bgr[None])[0]
@@ -130,7 +131,6 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         base_lab = np.where(occ[:, None], piece_only, base_lab)
 
     # -- colour sets -----------------------------------------------------------------------------
-    n = len(s.playable)
     labels = np.full(n, EMPTY)
     conf = np.clip(occ_conf, 0.0, 1.0)
     white_lab = black_lab = None
@@ -142,8 +142,21 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         white_lab = np.array(colours.white_piece_lab, np.float32)
         black_lab = np.array(colours.black_piece_lab, np.float32)
     elif len(idx) >= 2:
-        a, b, _ = _two_means(piece_lab[idx])
-        if np.linalg.norm(a - b) >= 0.3 * contrast:
+        a, b, assign = _two_means(piece_lab[idx])
+        # A piece set differs clearly from the squares it stands on (nobody plays with pieces
+        # the colour of the board): a group of "pieces" hardly off the bare square's colour
+        # is bare squares that a shadow's edge or a glare spot made look different.
+        margin = max(threshold, cfg.min_set_distance_lab)
+        if trace is not None:
+            trace["clusters"] = (a, b, assign, idx.copy(), threshold)
+        near_a = float(np.linalg.norm(a - dark_lab)) < margin
+        near_b = float(np.linalg.norm(b - dark_lab)) < margin
+        if near_a or near_b:
+            occ[idx[assign if near_a else ~assign]] = False
+            if near_a and near_b:
+                occ[idx] = False
+            idx = np.flatnonzero(occ)
+        elif np.linalg.norm(a - b) >= 0.3 * contrast:
             white_lab, black_lab = (a, b) if a[0] >= b[0] else (b, a)
     if white_lab is not None and black_lab is not None and len(idx) >= 2:
         # Second look with the piece colours now known: a base pixel belongs to a piece when it
@@ -162,6 +175,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         d_piece = np.min([_ray_distance(base_bgr_px, c, 0.45, 1.6) for c in centres], axis=0)
         is_piece = d_piece < d_board
         share2 = is_piece.mean(axis=1)
+        if trace is not None:
+            trace["share2"] = share2
         occ = share2 > cfg.occupied_share
         occ_conf = _sigmoid(np.abs(share2 - cfg.occupied_share) / 0.08) * 2 - 1
         conf = np.clip(occ_conf, 0.0, 1.0)
@@ -204,6 +219,10 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     occluded, _ = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab, piece_labs,
                                    contrast, cfg)
 
+    if trace is not None:
+        trace.update(light=light, dark_bgr=dark_bgr, light_bgr=light_bgr, share=share,
+                     occ=occ, threshold=threshold, spread=spread, white_lab=white_lab,
+                     black_lab=black_lab, piece_lab=piece_lab, occluded=occluded)
     for i in range(n):
         if occluded[i]:
             labels[i] = OCCLUDED

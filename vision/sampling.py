@@ -27,6 +27,7 @@ import numpy as np
 from vision.config import VisionConfig
 from vision.geometry import BoardPose
 from vision.king_samples import KingSamples, build_king_samples
+from vision.light import LightPlan, plan_light
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class SquareSamples:
     square_corners: tuple[tuple[int, ...], ...]  # per playable square: its interior corners
     square_px: float  # typical side of a square in pixels
     kings: KingSamples  # where the king stage looks (vision.king_samples)
+    light_plan: LightPlan  # where the bare-board references are (see vision.light)
 
 
 def _disc(radius: float, rings: int = 3) -> np.ndarray:
@@ -159,6 +161,15 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
         pts = [c + 0.22 * away + a * side + b * away for a in q for b in (-0.05, 0.1)]
         probes.append(np.column_stack([np.array(pts), np.zeros(len(pts))]))
     probe_px = pose.project(np.vstack(probes)).reshape(len(light), -1, 2)
+    probe_uv = np.array([p[:, :2].mean(axis=0) for p in probes])
+    # Centres of the four corner patches of each playable square, in `ref` order.
+    patch_centres = np.array([(cu + su * (inset + patch / 2), cv + sv * (inset + patch / 2))
+                              for cu, su in ((0.0, 1), (1.0, -1)) for cv, sv in ((0.0, 1),
+                                                                                  (1.0, -1))])
+    square_uv = np.array([(f, r) for f, r in geo_playable], np.float64)
+    light_plan = plan_light(square_uv[:, None, :] + patch_centres[None],
+                            probe_uv, square_uv[:, None, :] + 0.5 + disc[None],
+                            square_uv + 0.5, cfg.light_sigma_sq)
 
     # The frame around the grid (pieces on the edge rows lean over it).
     ring = []
@@ -204,7 +215,7 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
                          len(offsets), tuple(expect), np.array(unit_lean), frame_idx,
                          _flat_index(probe_px, image_size), tuple(neighbours), corner_dark,
                          corner_light, square_corners, side_px,
-                         build_king_samples(pose, side_px, cfg))
+                         build_king_samples(pose, side_px, cfg), light_plan)
 
 
 def _background_kind(pts: np.ndarray, n: int) -> np.ndarray:
