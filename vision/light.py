@@ -27,6 +27,19 @@ _SATURATED = 250.0
 
 
 @dataclass(frozen=True)
+class Weights:
+    """Sparse weights: row x takes `w[x, k]` of reference `idx[x, k]` (a gather, no BLAS: a
+    multithreaded matrix product on a busy small computer costs more than it saves)."""
+
+    idx: np.ndarray  # (X, K) int
+    w: np.ndarray  # (X, K) float64, 0 where padded
+
+    def apply(self, per_ref: np.ndarray) -> np.ndarray:
+        """(X, C) weighted sums of `per_ref` (R, C)."""
+        return np.einsum("xk,xkc->xc", self.w, per_ref[self.idx])
+
+
+@dataclass(frozen=True)
 class LightPlan:
     """Where the references are, and their weights at every point the classifier reads.
 
@@ -35,28 +48,33 @@ class LightPlan:
     """
 
     n_dark: int  # number of corner-patch references (4 per playable square)
-    w_ref: np.ndarray  # (R, R) weights of the other references at each reference (0 diagonal)
-    w_base: np.ndarray  # (S * P, R) at every base-disc sample
-    w_centre: np.ndarray  # (S, R) at each playable square's centre
-    w_probe: np.ndarray  # (L, R) at each light square's probe centre
+    w_ref: Weights  # (R) of the other references at each reference (never itself)
+    w_base: Weights  # (S * P) at every base-disc sample
+    w_centre: Weights  # (S) at each playable square's centre
+    w_probe: Weights  # (L) at each light square's probe centre
+    w_corner: Weights  # (C) at each interior grid corner
 
 
-def _weights(points_uv: np.ndarray, refs_uv: np.ndarray, sigma_sq: float) -> np.ndarray:
+def _weights(points_uv: np.ndarray, refs_uv: np.ndarray, sigma_sq: float,
+             exclude_self: bool = False, max_refs: int = 24) -> Weights:
     d2 = ((points_uv[:, None, :] - refs_uv[None, :, :]) ** 2).sum(axis=-1)
     w = np.exp(-d2 / (2 * sigma_sq ** 2))
-    w[w < 1e-3] = 0.0
-    return w.astype(np.float32)
+    w[w < 1e-2] = 0.0
+    if exclude_self:
+        np.fill_diagonal(w, 0.0)
+    k = min(max_refs, max(1, int((w > 0).sum(axis=1).max())))
+    idx = np.argsort(-w, axis=1)[:, :k]
+    return Weights(idx, np.take_along_axis(w, idx, axis=1))
 
 
 def plan_light(corner_uv: np.ndarray, probe_uv: np.ndarray, base_uv: np.ndarray,
-               centre_uv: np.ndarray, sigma_sq: float) -> LightPlan:
+               centre_uv: np.ndarray, grid_uv: np.ndarray, sigma_sq: float) -> LightPlan:
     """Weights for the references at (S, 4, 2) corner patches and (L, 2) light probes."""
     refs = np.vstack([corner_uv.reshape(-1, 2), probe_uv])
-    w_ref = _weights(refs, refs, sigma_sq)
-    np.fill_diagonal(w_ref, 0.0)
-    return LightPlan(corner_uv.shape[0] * 4, w_ref,
+    return LightPlan(corner_uv.shape[0] * 4, _weights(refs, refs, sigma_sq, exclude_self=True),
                      _weights(base_uv.reshape(-1, 2), refs, sigma_sq),
-                     _weights(centre_uv, refs, sigma_sq), _weights(probe_uv, refs, sigma_sq))
+                     _weights(centre_uv, refs, sigma_sq), _weights(probe_uv, refs, sigma_sq),
+                     _weights(grid_uv.reshape(-1, 2), refs, sigma_sq))
 
 
 @dataclass(frozen=True)
@@ -67,6 +85,8 @@ class LocalLight:
     light_offset: np.ndarray  # (L, 3)
     base_gain: np.ndarray  # (S, P) at each base-disc sample
     base_offset: np.ndarray  # (S, P)
+    corner_gain: np.ndarray  # (C,) at each interior grid corner
+    corner_offset: np.ndarray  # (C,)
     trust: np.ndarray  # (R,) 0..1, how well the other references explain each reference
 
     def correct(self, bgr: np.ndarray, i: int) -> np.ndarray:
@@ -90,17 +110,11 @@ class LocalLight:
         return (bgr - self.light_offset[:, None, :]) / self.light_gain[:, None, None]
 
 
-def _solve(w: np.ndarray, q: np.ndarray, prior: np.ndarray, prior_q: np.ndarray,
-           ) -> tuple[np.ndarray, np.ndarray]:
+def _solve(w: Weights, q: np.ndarray, prior_q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Weighted least squares for (gain, veil) at each row of `w` (see `local_light`)."""
-    s = w @ q + prior_q
-    a, b, c, e, f = s.T
+    a, b, c, e, f = (w.apply(q) + prior_q).T
     det = np.maximum(a * c - b * b, 1e-9)
-    gain = (e * c - b * f) / det
-    veil = (a * f - b * e) / det
-    # Where the fit is unsure (no light reference nearby), `prior_q` keeps it near `prior`.
-    del prior
-    return gain, veil
+    return (e * c - b * f) / det, (a * f - b * e) / det
 
 
 def local_light(plan: LightPlan, ref_bgr: np.ndarray, probe_bgr: np.ndarray,
@@ -120,7 +134,11 @@ def local_light(plan: LightPlan, ref_bgr: np.ndarray, probe_bgr: np.ndarray,
                          (true * obs).sum(axis=1), obs.sum(axis=1)])
     span = float(np.linalg.norm(light_bgr - dark_bgr))
     tol = max(trust_share * span, 6.0)
-    weight = np.where(obs.max(axis=1) >= _SATURATED, 0.2, 1.0)
+    # Each light square counts as much as the four corner patches of a playable square: the
+    # light colour, far from black, is what fixes the gain; a sensor-clipped one counts less.
+    base_w = np.where(obs.max(axis=1) >= _SATURATED, 0.2, 1.0)
+    base_w[plan.n_dark:] *= 4.0
+    weight = base_w
     tt = float(np.mean(q[:, 0]))
 
     def prior_terms(g0: float, v0: float) -> np.ndarray:
@@ -135,40 +153,47 @@ def local_light(plan: LightPlan, ref_bgr: np.ndarray, probe_bgr: np.ndarray,
         det = max(tot[0] * tot[2] - tot[1] ** 2, 1e-9)
         g0 = float(np.clip((tot[3] * tot[2] - tot[1] * tot[4]) / det, 0.2, 3.0))
         v0 = float(np.clip((tot[0] * tot[4] - tot[1] * tot[3]) / det, -30.0, 255.0))
-        g, v = _solve(plan.w_ref, wq, None, prior_terms(g0, v0))  # type: ignore[arg-type]
+        g, v = _solve(plan.w_ref, wq, prior_terms(g0, v0))
         g, v = np.clip(g, 0.15, 3.0), np.clip(v, -30.0, 255.0)
         resid = np.linalg.norm(obs - g[:, None] * true - v[:, None], axis=1)
-        base_w = np.where(obs.max(axis=1) >= _SATURATED, 0.2, 1.0)
         weight = base_w / (1.0 + (resid / tol) ** 4)
 
     wq = q * weight[:, None]
     prior = prior_terms(g0, v0)
 
-    def field(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        g, v = _solve(w, wq, None, prior)  # type: ignore[arg-type]
+    def field(w: Weights) -> tuple[np.ndarray, np.ndarray]:
+        g, v = _solve(w, wq, prior)
         return np.clip(g, 0.15, 3.0).astype(np.float32), np.clip(v, -30.0, 255.0).astype(
             np.float32)
 
     gc, vc = field(plan.w_centre)
     gl, vl = field(plan.w_probe)
     gb, vb = field(plan.w_base)
+    gk, vk = field(plan.w_corner)
     s = len(gc)
     return LocalLight(gc, np.repeat(vc[:, None], 3, axis=1), gl, np.repeat(vl[:, None], 3, axis=1),
-                      gb.reshape(s, n_base), vb.reshape(s, n_base), weight)
+                      gb.reshape(s, n_base), vb.reshape(s, n_base), gk, vk, weight)
 
 
-def board_colour(samples_bgr: np.ndarray, chroma_tol: float = 0.035) -> np.ndarray:
+def board_colour(samples_bgr: np.ndarray, chroma_tol: float = 0.035,
+                 brightness_ratio: float = 4.0, floor: float = 10.0) -> np.ndarray:
     """The board's own colour from many samples of it, some of which show something else.
 
-    Shadows and a gradient change a colour's brightness but not its chromaticity (its share of
-    each channel), so the colour is the one whose chromaticity most samples share; a hand or an
-    arm over a quarter of the board, or pieces on many corner patches, do not move it.  Its
-    brightness is the median of those samples.
+    Shadows and a gradient change a colour's brightness a little and its chromaticity (its
+    share of each channel) not at all; a piece, a hand or glare change one or the other a lot.
+    So the colour is the one that most samples share, by chromaticity and within a factor
+    `brightness_ratio` of brightness; a hand or an arm over a quarter of the board, or pieces on
+    many corner patches, do not move it.  (`floor` keeps the chromaticity of near-black samples,
+    which is mostly noise, from scattering them.)  Its value is the median of those samples.
     """
     x = samples_bgr.reshape(-1, 3).astype(np.float64)
-    chroma = x / np.maximum(x.sum(axis=1, keepdims=True), 1.0)
-    # Very dark samples have no reliable chromaticity: let them count for anything dark.
-    near = np.linalg.norm(chroma[:, None, :] - chroma[None, :, :], axis=-1) < chroma_tol
-    support = near.sum(axis=1)
-    members = near[int(np.argmax(support))]
+    total = x.sum(axis=1)
+    chroma = (x + floor) / (total + 3 * floor)[:, None]
+    sq = (chroma * chroma).sum(axis=1)
+    d2 = sq[:, None] + sq[None, :] - 2.0 * np.einsum("ic,jc->ij", chroma, chroma)
+    log_b = np.log(total + 3 * floor)
+    near = (d2 < chroma_tol ** 2) & (np.abs(log_b[:, None] - log_b[None, :])
+                                     < np.log(brightness_ratio))
+    members = near[int(np.argmax(near.sum(axis=1)))]
     return np.median(x[members], axis=0)
+

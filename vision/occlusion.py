@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.config import VisionConfig
+from vision.light import LocalLight
 from vision.sampling import SquareSamples
 
 _WEIGHTS = np.array([0.5, 1.0, 1.0], np.float32)  # lightness counts less: shadows, glare
@@ -26,14 +27,17 @@ def _foreign(lab: np.ndarray, known: list[np.ndarray], contrast: float,
 
 
 def corner_visible(flat: np.ndarray, s: SquareSamples, contrast: float,
-                   cfg: VisionConfig) -> np.ndarray:
+                   cfg: VisionConfig, light: LocalLight) -> np.ndarray:
     """Per interior grid corner: is the checker pattern there (some dark quadrant differs from
-    some light quadrant by a good part of the board's contrast)?  Under a hand it is not."""
+    some light quadrant by a good part of the board's contrast, in the light at that corner)?
+    Under a hand it is not; in a shadow or under glare it is."""
     import cv2
 
     dark = np.median(flat[s.corner_dark], axis=2)  # (C, 2, 3)
-    light = np.median(flat[s.corner_light], axis=2)
-    both = np.concatenate([dark, light], axis=1).astype(np.uint8)  # (C, 4, 3)
+    light_q = np.median(flat[s.corner_light], axis=2)
+    both = np.concatenate([dark, light_q], axis=1)  # (C, 4, 3)
+    both = (both - light.corner_offset[:, None, None]) / light.corner_gain[:, None, None]
+    both = np.clip(both, 0, 255).astype(np.uint8)
     lab = cv2.cvtColor(both, cv2.COLOR_BGR2LAB).astype(np.float32)
     d = np.linalg.norm(lab[:, :2, None, :] - lab[:, None, 2:, :], axis=-1)  # (C, 2, 2)
     return d.reshape(len(d), -1).max(axis=1) / contrast >= cfg.corner_contrast
@@ -43,7 +47,7 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
                      probe_lab: np.ndarray,
                      dark_lab: np.ndarray, light_lab: np.ndarray,
                      piece_labs: list[np.ndarray], contrast: float, cfg: VisionConfig,
-                     ) -> tuple[np.ndarray, np.ndarray]:
+                     light: LocalLight) -> tuple[np.ndarray, np.ndarray]:
     """(occluded per playable square, foreign share of its centre).
 
     `base_lab` (S, P, 3) and `probe_lab` (L, Q, 3) are light-corrected Lab samples.
@@ -54,7 +58,7 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
     light_foreign = _foreign(probe_lab, [light_lab], contrast,
                              cfg.foreign_contrast).mean(axis=1) > 0.5
     occluded = base_foreign > cfg.foreign_share
-    visible = corner_visible(flat, s, contrast, cfg)
+    visible = corner_visible(flat, s, contrast, cfg, light)
     for i, corners in enumerate(s.square_corners):
         hidden = sum(1 for c in corners if not visible[c])
         if corners and hidden >= max(1, int(np.ceil(cfg.hidden_corner_share * len(corners)))):

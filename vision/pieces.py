@@ -217,7 +217,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     probe_px_lab = _to_lab(light.correct_light(flat[s.probe]))
     piece_labs = [c for c in (white_lab, black_lab) if c is not None]
     occluded, _ = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab, piece_labs,
-                                   contrast, cfg)
+                                   contrast, cfg, light)
 
     if trace is not None:
         trace.update(light=light, dark_bgr=dark_bgr, light_bgr=light_bgr, share=share,

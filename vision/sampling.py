@@ -161,15 +161,6 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
         pts = [c + 0.22 * away + a * side + b * away for a in q for b in (-0.05, 0.1)]
         probes.append(np.column_stack([np.array(pts), np.zeros(len(pts))]))
     probe_px = pose.project(np.vstack(probes)).reshape(len(light), -1, 2)
-    probe_uv = np.array([p[:, :2].mean(axis=0) for p in probes])
-    # Centres of the four corner patches of each playable square, in `ref` order.
-    patch_centres = np.array([(cu + su * (inset + patch / 2), cv + sv * (inset + patch / 2))
-                              for cu, su in ((0.0, 1), (1.0, -1)) for cv, sv in ((0.0, 1),
-                                                                                  (1.0, -1))])
-    square_uv = np.array([(f, r) for f, r in geo_playable], np.float64)
-    light_plan = plan_light(square_uv[:, None, :] + patch_centres[None],
-                            probe_uv, square_uv[:, None, :] + 0.5 + disc[None],
-                            square_uv + 0.5, cfg.light_sigma_sq)
 
     # The frame around the grid (pieces on the edge rows lean over it).
     ring = []
@@ -201,6 +192,17 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
     corner_index = {c: i for i, c in enumerate(corners_list)}
     square_corners = tuple(tuple(corner_index[(f + a, r + b)] for a in (0, 1) for b in (0, 1)
                                  if (f + a, r + b) in corner_index) for f, r in geo_playable)
+
+    probe_uv = np.array([p[:, :2].mean(axis=0) for p in probes])
+    # Centres of the four corner patches of each playable square, in `ref` order.
+    patch_centres = np.array([(cu + su * (inset + patch / 2), cv + sv * (inset + patch / 2))
+                              for cu, su in ((0.0, 1), (1.0, -1)) for cv, sv in ((0.0, 1),
+                                                                                  (1.0, -1))])
+    square_uv = np.array([(f, r) for f, r in geo_playable], np.float64)
+    light_plan = plan_light(square_uv[:, None, :] + patch_centres[None],
+                            probe_uv, square_uv[:, None, :] + 0.5 + disc[None],
+                            square_uv + 0.5, np.array(corners_list, np.float64),
+                            cfg.light_sigma_sq)
 
     light_index = {fr: i for i, fr in enumerate(light)}
     neighbours = []
