@@ -82,7 +82,9 @@ class VisionConfig:
     foreign_light_squares: int = 2
     corner_probe_sq: float = 0.1  # grid-corner quadrant samples, this far from the corner
     corner_contrast: float = 0.35  # a visible corner shows this share of the board contrast
-    hidden_corner_share: float = 0.6  # of a square's interior corners hidden -> occluded
+    # A square two of whose grid corners show no checker pattern has something over it (the
+    # hand touches it; the referee waits rather than guess).
+    hidden_corners: int = 2
     foreign_share: float = 0.3  # of a square's centre that must be foreign to call it hidden
     # Automatic localisation.
     locate_max_side_px: int = 640

@@ -134,10 +134,8 @@ def local_light(plan: LightPlan, ref_bgr: np.ndarray, probe_bgr: np.ndarray,
                          (true * obs).sum(axis=1), obs.sum(axis=1)])
     span = float(np.linalg.norm(light_bgr - dark_bgr))
     tol = max(trust_share * span, 6.0)
-    # Each light square counts as much as the four corner patches of a playable square: the
-    # light colour, far from black, is what fixes the gain; a sensor-clipped one counts less.
+    # A sensor-clipped reference counts less.
     base_w = np.where(obs.max(axis=1) >= _SATURATED, 0.2, 1.0)
-    base_w[plan.n_dark:] *= 4.0
     weight = base_w
     tt = float(np.mean(q[:, 0]))
 

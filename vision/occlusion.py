@@ -61,7 +61,7 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
     visible = corner_visible(flat, s, contrast, cfg, light)
     for i, corners in enumerate(s.square_corners):
         hidden = sum(1 for c in corners if not visible[c])
-        if corners and hidden >= max(1, int(np.ceil(cfg.hidden_corner_share * len(corners)))):
+        if corners and hidden >= min(cfg.hidden_corners, len(corners)):
             occluded[i] = True
     for i, nb in enumerate(s.light_neighbours):
         if occluded[i] or not nb:

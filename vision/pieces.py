@@ -54,19 +54,52 @@ def _sigmoid(x: np.ndarray | float) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.asarray(x, np.float64)))
 
 
-def _two_means(x: np.ndarray, iters: int = 12) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Split rows of x in two by 2-means seeded at the extremes of lightness."""
-    a = x[np.argmax(x[:, 0])].copy()
-    b = x[np.argmin(x[:, 0])].copy()
-    assign = np.zeros(len(x), bool)
+def _piece_sets(x: np.ndarray, min_separation: float, iters: int = 12,
+                ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]] | None:
+    """(lighter, darker) colours of the two piece sets among the pieces' colours (rows of x).
+
+    Three-means, seeded at the lightest, the darkest and the colour farthest from both: two
+    groups are the sets; a third is either part of a set seen in other light (it lies nearer
+    one set than the sets lie to each other: merged) or a few things that are neither (a glare
+    spot, a hand), which must not pull a set's colour.  None when no two sets are this far
+    apart (one set on the board).  The third item lists the colours of a third group left
+    out of the sets (shown to the occlusion test as seen on pieces, not as foreign).
+    """
+    lo, hi = x[np.argmin(x[:, 0])], x[np.argmax(x[:, 0])]
+    third = x[np.argmax(np.minimum(np.linalg.norm(x - lo, axis=1),
+                                   np.linalg.norm(x - hi, axis=1)))]
+    centres = np.stack([hi, lo, third]).astype(np.float64)
+    assign = np.zeros(len(x), int)
     for _ in range(iters):
-        da = np.linalg.norm(x - a, axis=1)
-        db = np.linalg.norm(x - b, axis=1)
-        assign = da <= db
-        if assign.all() or (~assign).all():
-            break
-        a, b = x[assign].mean(axis=0), x[~assign].mean(axis=0)
-    return a, b, assign
+        assign = np.argmin(np.linalg.norm(x[:, None, :] - centres[None], axis=2), axis=1)
+        for k in range(3):
+            if (assign == k).any():
+                centres[k] = x[assign == k].mean(axis=0)
+    sizes = np.bincount(assign, minlength=3)
+    order = np.argsort(-sizes, kind="stable")
+    a, b, c = (centres[k] for k in order)
+    others: list[np.ndarray] = []
+    if sizes[order[2]] > 0:
+        gap = float(np.linalg.norm(a - b))
+        da, db = float(np.linalg.norm(c - a)), float(np.linalg.norm(c - b))
+        if min(da, db) < 0.5 * gap:
+            # Part of a set: the set's colour is the mean over all its members.
+            k_near = order[0] if da <= db else order[1]
+            members = (assign == k_near) | (assign == order[2])
+            merged = x[members].mean(axis=0)
+            a, b = (merged, b) if da <= db else (a, merged)
+        elif sizes[order[2]] >= sizes[order[1]] * 0.5:
+            # Two sizeable groups besides the largest: the sets are the two farthest apart.
+            trio = [a, b, c]
+            pair = max(((0, 1), (0, 2), (1, 2)),
+                       key=lambda p: float(np.linalg.norm(trio[p[0]] - trio[p[1]])))
+            a, b = trio[pair[0]], trio[pair[1]]
+            others.append(trio[3 - sum(pair)])
+        else:
+            others.append(c)
+    if np.linalg.norm(a - b) < min_separation:
+        return None
+    return ((a, b) if a[0] >= b[0] else (b, a)) + (others,)
 
 
 class _FloatGather:
@@ -134,6 +167,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     labels = np.full(n, EMPTY)
     conf = np.clip(occ_conf, 0.0, 1.0)
     white_lab = black_lab = None
+    other_labs: list[np.ndarray] = []
     piece_lab = base_lab
     is_white = np.zeros(n, bool)
     col_conf = np.ones(n)
@@ -141,23 +175,20 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     if colours is not None and colours.has_pieces:
         white_lab = np.array(colours.white_piece_lab, np.float32)
         black_lab = np.array(colours.black_piece_lab, np.float32)
-    elif len(idx) >= 2:
-        a, b, assign = _two_means(piece_lab[idx])
-        # A piece set differs clearly from the squares it stands on (nobody plays with pieces
-        # the colour of the board): a group of "pieces" hardly off the bare square's colour
-        # is bare squares that a shadow's edge or a glare spot made look different.
+    else:
+        # A piece differs clearly from the square it stands on (nobody plays with pieces the
+        # colour of the board): a "piece" hardly off the bare square's colour is a bare square
+        # that a shadow's edge or a glare spot made look different.
         margin = max(threshold, cfg.min_set_distance_lab)
-        if trace is not None:
-            trace["clusters"] = (a, b, assign, idx.copy(), threshold)
-        near_a = float(np.linalg.norm(a - dark_lab)) < margin
-        near_b = float(np.linalg.norm(b - dark_lab)) < margin
-        if near_a or near_b:
-            occ[idx[assign if near_a else ~assign]] = False
-            if near_a and near_b:
-                occ[idx] = False
-            idx = np.flatnonzero(occ)
-        elif np.linalg.norm(a - b) >= 0.3 * contrast:
-            white_lab, black_lab = (a, b) if a[0] >= b[0] else (b, a)
+        near = np.linalg.norm(piece_lab - dark_lab, axis=1) < margin
+        occ &= ~near
+        idx = np.flatnonzero(occ)
+        if len(idx) >= 2:
+            sets = _piece_sets(piece_lab[idx], 0.3 * contrast)
+            if trace is not None:
+                trace["clusters"] = sets
+            if sets is not None:
+                white_lab, black_lab, other_labs = sets
     if white_lab is not None and black_lab is not None and len(idx) >= 2:
         # Second look with the piece colours now known: a base pixel belongs to a piece when it
         # is nearer some shade of a piece set than any shade of the bare square.  This finds a
@@ -201,7 +232,9 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     # -- kings -----------------------------------------------------------------------------------
     # Which height explains each piece's silhouette, one disc or two (see vision.kings).
     frame_bgr = np.median(flat[s.frame], axis=0)
-    background = np.stack([dark_bgr, light_bgr, frame_bgr])
+    # (The king stage was tuned with the plain medians of the board's samples as background.)
+    background = np.stack([np.median(patches.reshape(-1, 3), axis=0),
+                           np.median(probe_bgr, axis=0), frame_bgr])
     king = np.zeros(n, bool)
     king_conf = np.full(n, 0.5)
     if len(idx):
@@ -215,7 +248,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     # -- occlusion -------------------------------------------------------------------------------
     # Light squares take the light correction of the playable squares around them.
     probe_px_lab = _to_lab(light.correct_light(flat[s.probe]))
-    piece_labs = [c for c in (white_lab, black_lab) if c is not None]
+    piece_labs = [c for c in (white_lab, black_lab) if c is not None] + other_labs
     occluded, _ = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab, piece_labs,
                                    contrast, cfg, light)
 
