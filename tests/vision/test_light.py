@@ -1,0 +1,104 @@
+"""The light model and the colour statistics the classifier learns from the board itself.
+
+Expected values are the ones the synthetic data were built with (a known gain and veil field,
+a known board colour, known piece sets), not the pipeline's output.
+"""
+
+import numpy as np
+import pytest
+
+from vision.light import board_colour, local_light, plan_light
+from vision.pieces import _piece_sets
+
+DARK = np.array([40.0, 70.0, 120.0])  # BGR of the bare playable squares
+LIGHT = np.array([150.0, 200.0, 225.0])
+GRID = 8
+
+
+def _board_refs():
+    """Corner-patch and light-probe positions of an 8x8 board, as vision.sampling lays them."""
+    playable = [(f, r) for r in range(GRID) for f in range(GRID) if (f + r) % 2 == 0]
+    light = [(f, r) for r in range(GRID) for f in range(GRID) if (f + r) % 2 == 1]
+    patch = np.array([(a, b) for a in (0.13, 0.87) for b in (0.13, 0.87)])
+    corner_uv = np.array([np.add(patch, sq) for sq in playable])  # (S, 4, 2)
+    probe_uv = np.array(light, float) + 0.5
+    centre_uv = np.array(playable, float) + 0.5
+    base_uv = centre_uv[:, None, :] + np.array([(0.0, 0.0), (0.2, 0.0), (0.0, 0.2)])[None]
+    grid_uv = np.array([(x, y) for y in range(1, GRID) for x in range(1, GRID)], float)
+    return corner_uv, probe_uv, centre_uv, base_uv, grid_uv
+
+
+def _field(uv):
+    """A shadow getting deeper towards one side, and a broad glare spot (grey veil)."""
+    gain = 1.0 - 0.06 * uv[..., 0]
+    veil = 90.0 * np.exp(-((uv[..., 0] - 5.0) ** 2 + (uv[..., 1] - 4.0) ** 2) / (2 * 1.5 ** 2))
+    return gain, veil
+
+
+def _observe(uv, true):
+    gain, veil = _field(uv)
+    return gain[..., None] * true + veil[..., None]
+
+
+def test_light_field_recovers_a_known_shadow_and_glare():
+    corner_uv, probe_uv, centre_uv, base_uv, grid_uv = _board_refs()
+    plan = plan_light(corner_uv, probe_uv, base_uv, centre_uv, grid_uv, sigma_sq=0.5)
+    light = local_light(plan, _observe(corner_uv, DARK), _observe(probe_uv, LIGHT), DARK, LIGHT,
+                        base_uv.shape[1])
+    gain, veil = _field(centre_uv)
+    inner = (centre_uv[:, 0] > 1) & (centre_uv[:, 0] < 7) & (centre_uv[:, 1] > 1) & \
+        (centre_uv[:, 1] < 7)
+    assert np.abs(light.gain - gain)[inner].max() < 0.06
+    assert np.abs(light.offset[:, 0] - veil)[inner].max() < 12.0
+    # A bare square under the glare looks like a bare square once the light is undone.
+    seen = _observe(base_uv, DARK)
+    corrected = light.correct_base(seen)
+    assert np.abs(seen - DARK)[inner].max() > 60.0  # what the glare did
+    assert np.abs(corrected - DARK)[inner].max() < 20.0
+
+
+@pytest.mark.xfail(reason="a skin colour that equals the dark squares plus a grey veil is taken "
+                          "for glare by the light fit; the checker test at the grid corners "
+                          "(vision.occlusion) is what finds such a hand", strict=True)
+def test_a_hand_over_the_references_is_not_taken_for_light():
+    corner_uv, probe_uv, centre_uv, base_uv, grid_uv = _board_refs()
+    plan = plan_light(corner_uv, probe_uv, base_uv, centre_uv, grid_uv, sigma_sq=0.5)
+    skin = np.array([105.0, 130.0, 205.0])
+    refs = np.tile(DARK, (len(corner_uv), 4, 1))
+    probes = np.tile(LIGHT, (len(probe_uv), 1))
+    # An arm across three ranks of the board, covering references and squares alike.
+    refs[(corner_uv[..., 1] > 3) & (corner_uv[..., 1] < 6)] = skin
+    probes[(probe_uv[:, 1] > 3) & (probe_uv[:, 1] < 6)] = skin
+    light = local_light(plan, refs, probes, DARK, LIGHT, base_uv.shape[1])
+    under = (centre_uv[:, 1] > 4) & (centre_uv[:, 1] < 5)
+    assert under.any()
+    corrected = light.correct_all(np.tile(skin, (len(centre_uv), 1, 1)))[:, 0]
+    # Still far from the bare square's colour: the occlusion test can see a foreign colour.
+    assert np.linalg.norm(corrected - DARK, axis=1)[under].min() > 60.0
+    assert np.abs(light.gain[~under] - 1.0).max() < 0.1
+
+
+def test_board_colour_ignores_a_hand_and_follows_no_shadow():
+    rng = np.random.default_rng(3)
+    gains = rng.uniform(0.5, 1.3, 70)
+    board = gains[:, None] * DARK + rng.normal(0, 2, (70, 3))
+    hand = np.array([105.0, 130.0, 205.0]) + rng.normal(0, 3, (30, 3))
+    got = board_colour(np.vstack([board, hand]))
+    chroma = got / got.sum()
+    assert np.abs(chroma - DARK / DARK.sum()).max() < 0.02
+
+
+@pytest.mark.parametrize("extra", ["glare", "second_light"])
+def test_piece_sets_from_the_pieces_colours(extra):
+    rng = np.random.default_rng(5)
+    red = np.array([120.0, 175.0, 160.0])  # 8-bit Lab of two sets
+    black = np.array([40.0, 128.0, 128.0])
+    x = [red + rng.normal(0, 2, 3) for _ in range(6)] + \
+        [black + rng.normal(0, 2, 3) for _ in range(6)]
+    if extra == "glare":
+        x.append(np.array([245.0, 128.0, 130.0]))  # one glare spot on an empty square
+    else:
+        x += [red * [0.75, 1, 1] + rng.normal(0, 2, 3) for _ in range(4)]  # reds in a shadow
+    white_lab, black_lab, _ = _piece_sets(np.array(x), min_separation=30.0)
+    assert np.linalg.norm(white_lab - red) < 15.0
+    assert np.linalg.norm(black_lab - black) < 5.0
