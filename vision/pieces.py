@@ -69,9 +69,12 @@ def _piece_sets(x: np.ndarray, min_separation: float, iters: int = 12,
     third = x[np.argmax(np.minimum(np.linalg.norm(x - lo, axis=1),
                                    np.linalg.norm(x - hi, axis=1)))]
     centres = np.stack([hi, lo, third]).astype(np.float64)
-    assign = np.zeros(len(x), int)
+    assign = np.full(len(x), -1)
     for _ in range(iters):
-        assign = np.argmin(np.linalg.norm(x[:, None, :] - centres[None], axis=2), axis=1)
+        new = np.argmin(((x[:, None, :] - centres[None]) ** 2).sum(axis=2), axis=1)
+        if np.array_equal(new, assign):
+            break
+        assign = new
         for k in range(3):
             if (assign == k).any():
                 centres[k] = x[assign == k].mean(axis=0)
@@ -196,12 +199,14 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         base_bgr_px = base_all
         first_white = np.linalg.norm(piece_lab - white_lab, axis=1) < \
             np.linalg.norm(piece_lab - black_lab, axis=1)
+        # Each piece's colour: the mean of its pixels that are not bare board.
+        own = (base_bgr_px * not_board[..., None]).sum(axis=1) / \
+            np.maximum(not_board.sum(axis=1), 1)[:, None]
         centres = []
         for group in (first_white, ~first_white):
-            members = [i for i in idx if group[i]]
-            if members:
-                centres.append(np.mean([base_bgr_px[i][not_board[i]].mean(axis=0)
-                                        for i in members], axis=0))
+            members = idx[group[idx]]
+            if len(members):
+                centres.append(own[members].mean(axis=0))
         d_board = _ray_distance(base_bgr_px, dark_bgr, 0.35, 1.6)
         d_piece = np.min([_ray_distance(base_bgr_px, c, 0.45, 1.6) for c in centres], axis=0)
         is_piece = d_piece < d_board
