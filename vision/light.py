@@ -56,10 +56,10 @@ class LightPlan:
 
 
 def _weights(points_uv: np.ndarray, refs_uv: np.ndarray, sigma_sq: float,
-             exclude_self: bool = False, max_refs: int = 16) -> Weights:
+             exclude_self: bool = False, max_refs: int = 24) -> Weights:
     d2 = ((points_uv[:, None, :] - refs_uv[None, :, :]) ** 2).sum(axis=-1)
     w = np.exp(-d2 / (2 * sigma_sq ** 2))
-    w[w < 0.05] = 0.0  # beyond ~2.5 sigma a reference says little about this point
+    w[w < 1e-2] = 0.0  # beyond 3 sigma a reference says little about this point
     if exclude_self:
         np.fill_diagonal(w, 0.0)
     k = min(max_refs, max(1, int((w > 0).sum(axis=1).max())))
