@@ -52,7 +52,7 @@ def one(args: tuple[int, str | None]) -> list[dict[str, object]]:
     obs = observer.observe(frame.image)
     s = observer.locate(frame.image).samples
     pose = observer.locate(frame.image).pose
-    step_px = s.unit_lean * observer.cfg.pieces.height_sq * s.square_px
+    step_px = (s.kings.lam[:, 1] - s.kings.lam[:, 0]) * s.square_px  # man-to-king shift
     rows = []
     geo = frame.placement.geometry
     for sq in frame.placement.squares:

@@ -74,8 +74,6 @@ class VisionConfig:
     # square: a just-visible difference, which no player's set comes near.
     min_set_distance_lab: float = 16.0
     # Profile lines along the view, at these offsets across it (squares).
-    line_offsets_sq: tuple[float, ...] = (-0.15, -0.075, 0.0, 0.075, 0.15)
-    profile_step_px: float = 1.0  # sampling step along profile lines
     max_offset_sq: float = 0.15  # how far from its square's centre a piece may stand
     # Occlusion: a colour far from board, both piece sets and local light (relative units).
     foreign_contrast: float = 0.45

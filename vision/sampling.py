@@ -6,14 +6,10 @@ lens distortion) happens here once; a frame then costs a blur and a few thousand
 Per playable square:
 - `base`: a disc around the square's centre on the playing surface.  Any piece standing there
   hides it, whatever the viewing angle (the ray to it enters the piece's cylinder first).
-- `top`: the same disc lifted to the height of one disc: the top face of a man.
 - `ref`: patches just inside the four corners, which no centred round piece covers: the
   square's own colour under the local light.
-- `line`: profile lines on the playing surface through the square's centre, pointing away from
-  the camera, sampled about every pixel.  A piece hides a run of each line from its base's near
-  edge to where its top face's far edge appears; that run is 2R + H*d/(Zc - H) long for a
-  piece of height H (d: horizontal distance to the camera), whatever its off-centre shift, so
-  the measured length tells one disc from two (`expected_length`).
+- `kings`: lines along and across each square's view direction, for the king stage
+  (`vision.king_samples`).
 Per light square: `probe` points on its half away from the camera (pieces lean away from the
 camera, into the near half of the light square behind them).
 """
@@ -37,16 +33,7 @@ class SquareSamples:
     playable: tuple[tuple[int, int], ...]  # (file, rank) per playable square, internal order
     light: tuple[tuple[int, int], ...]
     base: np.ndarray  # (S, P) flat pixel indices
-    top: np.ndarray  # (S, P)
     ref: np.ndarray  # (S, R)
-    # Profile rows per playable square: the lines along the view (one per `line_offsets_sq`),
-    # then three across it; padded to one width.
-    prof_xy: np.ndarray  # (S, rows, T, 2) sub-pixel x, y
-    prof_t: np.ndarray  # (S, rows, T) position along the row, squares from the centre
-    prof_kind: np.ndarray  # (S, rows, T) 0 dark square, 1 light square, 2 frame, 3 padding
-    n_along: int
-    expected_length: tuple[tuple[float, float], ...]  # hidden run length for a man, a king
-    unit_lean: np.ndarray  # (S,) extra hidden length per unit of piece height (squares)
     frame: np.ndarray  # flat pixel indices of points on the frame just outside the grid
     probe: np.ndarray  # (L, Q)
     light_neighbours: tuple[tuple[int, ...], ...]  # per playable square: indices into `light`
@@ -83,7 +70,6 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
     # Internal order of game.geometry: rank by rank, file ascending over playable squares.
     light = [(f, r) for r in range(n) for f in range(n) if (f + r) % 2 == 1]
     rad = cfg.pieces.radius_sq
-    hgt = cfg.pieces.height_sq
     disc = _disc(cfg.centre_radius_frac * rad)
     inset, patch = cfg.corner_inset_sq, cfg.corner_patch_sq
     g = np.linspace(0, patch, 3)
@@ -96,59 +82,22 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
     corner_offsets_arr = np.array(corner_offsets)
     cam = pose.camera_centre()
 
-    base_pts, top_pts, ref_pts = [], [], []
+    base_pts, ref_pts = [], []
     for f, r in geo_playable:
         cu, cv = f + 0.5, r + 0.5
         d = disc + (cu, cv)
         base_pts.append(np.column_stack([d, np.zeros(len(d))]))
-        top_pts.append(np.column_stack([d, np.full(len(d), hgt)]))
         ref_pts.append(np.column_stack([corner_offsets_arr + (f, r),
                                         np.zeros(len(corner_offsets_arr))]))
     s_count = len(geo_playable)
-    all_pts = np.vstack(base_pts + top_pts + ref_pts)
+    all_pts = np.vstack(base_pts + ref_pts)
     px = pose.project(all_pts)
     pb = len(disc)
     base_px = px[:s_count * pb].reshape(s_count, pb, 2)
-    top_px = px[s_count * pb:2 * s_count * pb].reshape(s_count, pb, 2)
-    ref_px = px[2 * s_count * pb:].reshape(s_count, -1, 2)
+    ref_px = px[s_count * pb:].reshape(s_count, -1, 2)
 
     side_px = float(np.mean([np.linalg.norm(pose.corners_px[i] - pose.corners_px[(i + 1) % 4])
                              for i in range(4)])) / n
-    step = cfg.profile_step_px / max(side_px, 8.0)
-    rows_xy, rows_t, expect, unit_lean = [], [], [], []
-    offsets = cfg.line_offsets_sq
-    for f, r in geo_playable:
-        c = np.array([f + 0.5, r + 0.5])
-        away = c - cam[:2]
-        dist = float(np.linalg.norm(away))
-        away = away / dist if dist > 1e-6 else np.array([0.0, 1.0])
-        side = np.array([-away[1], away[0]])
-        deltas = [hh * (dist + rad) / max(cam[2] - hh, 1e-6) for hh in (hgt, 2 * hgt)]
-        expect.append((2 * rad + deltas[0], 2 * rad + deltas[1]))
-        unit_lean.append((dist + rad) / max(cam[2], 1e-6))
-        t_along = np.arange(-rad - 0.3, rad + deltas[1] + 0.3, step)
-        t_across = np.arange(-rad - 0.3, rad + 0.3, step)
-        for b in offsets:
-            rows_t.append(t_along)
-            rows_xy.append(c + np.outer(t_along, away) + b * side)
-        for a in (-0.1, 0.0, 0.1):
-            rows_t.append(t_across)
-            rows_xy.append(c + np.outer(t_across, side) + a * away)
-    width = max(len(t) for t in rows_t)
-    per_square = len(offsets) + 3
-    prof_xy = np.zeros((len(rows_t), width, 2), np.float32)
-    prof_t = np.zeros((len(rows_t), width), np.float64)
-    prof_kind = np.full((len(rows_t), width), 3, np.int8)  # 3: padding
-    for k, (t, pts) in enumerate(zip(rows_t, rows_xy, strict=True)):
-        m = len(t)
-        prof_xy[k, :m] = pose.project(np.column_stack([pts, np.zeros(m)]))
-        prof_xy[k, m:] = prof_xy[k, m - 1]
-        prof_t[k, :m] = t
-        prof_t[k, m:] = t[-1] + step * np.arange(1, width - m + 1)
-        prof_kind[k, :m] = _background_kind(pts, n)
-    prof_xy = prof_xy.reshape(len(geo_playable), per_square, width, 2)
-    prof_t = prof_t.reshape(len(geo_playable), per_square, width)
-    prof_kind = prof_kind.reshape(len(geo_playable), per_square, width)
 
     probes = []
     q = np.linspace(-0.2, 0.2, 3)
@@ -212,18 +161,8 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
         neighbours.append(tuple(nb))
 
     return SquareSamples(n, image_size, tuple(geo_playable), tuple(light),
-                         _flat_index(base_px, image_size), _flat_index(top_px, image_size),
-                         _flat_index(ref_px, image_size), prof_xy, prof_t, prof_kind,
-                         len(offsets), tuple(expect), np.array(unit_lean), frame_idx,
+                         _flat_index(base_px, image_size),
+                         _flat_index(ref_px, image_size), frame_idx,
                          _flat_index(probe_px, image_size), tuple(neighbours), corner_dark,
                          corner_light, square_corners, side_px,
                          build_king_samples(pose, side_px, cfg), light_plan)
-
-
-def _background_kind(pts: np.ndarray, n: int) -> np.ndarray:
-    """0 on a dark square, 1 on a light square, 2 outside the grid (the frame)."""
-    cells = np.floor(pts).astype(int)
-    kind = (cells.sum(axis=1) % 2).astype(np.int8)
-    outside = (pts[:, 0] < 0) | (pts[:, 0] >= n) | (pts[:, 1] < 0) | (pts[:, 1] >= n)
-    kind[outside] = 2
-    return kind
