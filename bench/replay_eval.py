@@ -27,6 +27,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+# Half the nudges are announced ("ajeito"): both outcomes are tested (announced: nothing to
+# report; unannounced: "adjusted without announcing", informational).
+ANNOUNCE_PROBABILITY = 0.5
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -39,7 +42,8 @@ def render_game(seed: int, folder: Path, plies: int, width_px: int) -> dict[str,
     from game.board import BaseBoard
     from sim.scripted_game import ScriptConfig, game_scene, render_script, script_game
 
-    script = script_game(seed, config=ScriptConfig(plies=plies))
+    script = script_game(seed, config=ScriptConfig(plies=plies,
+                                                   announce_probability=ANNOUNCE_PROBABILITY))
     scene = game_scene(seed, script, width_px=width_px)
     corners = None
     for index, frame in render_script(script, scene, seed):
@@ -53,11 +57,24 @@ def render_game(seed: int, folder: Path, plies: int, width_px: int) -> dict[str,
         "seed": seed, "fen": script.start_fen, "fps": script.table.fps,
         "frames": len(script.frames),
         "corners": " ".join(f"{x:.2f},{y:.2f}" for x, y in corners),
+        "ajeito_frames": [st.frame for st in script.frames if st.announce_adjust],
         "moves": [{"text": m.text, "hand_gone_frame": m.hand_gone_frame} for m in script.moves],
         "planted": [{"kind": p.kind, "event": p.event, "move": p.move,
                      "squares": [names.square_name(s) for s in p.squares]}
                     for p in script.planted],
     }
+
+
+def replay_argv(folder: Path, truth: dict[str, Any], tmp: Path) -> list[str]:
+    """`damas replay` as a scorer would run it: the corners, the start, and the frames at which
+    the "ajeito" button was pressed (a sidecar file)."""
+    argv = ["replay", str(folder), "--corners", truth["corners"], "--fen", truth["fen"],
+            "--events", str(tmp / "events.jsonl"), "--pdn", str(tmp / "game.pdn")]
+    if truth.get("ajeito_frames"):
+        sidecar = tmp / "ajeito.txt"
+        sidecar.write_text("".join(f"{n}\n" for n in truth["ajeito_frames"]))
+        argv += ["--ajeito", str(sidecar)]
+    return argv
 
 
 def score(truth: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
@@ -84,7 +101,8 @@ def score(truth: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]
             "all_moves_exact": exact == len(want) == len(moves),
             "planted": len(truth["planted"]), "found": found, "missed": missed,
             "false_alarms": false, "latencies_s": latencies,
-            "planted_kinds": [p["kind"] for p in truth["planted"]]}
+            "planted_kinds": [p["kind"] for p in truth["planted"]],
+            "announced": len(truth.get("ajeito_frames", []))}
 
 
 def run_one(seed: int, plies: int, width_px: int, keep: Path | None) -> dict[str, Any]:
@@ -97,8 +115,7 @@ def run_one(seed: int, plies: int, width_px: int, keep: Path | None) -> dict[str
         truth = render_game(seed, folder, plies, width_px)
         t1 = time.perf_counter()
         events_path = Path(tmp) / "events.jsonl"
-        argv = ["replay", str(folder), "--corners", truth["corners"], "--fen", truth["fen"],
-                "--events", str(events_path), "--pdn", str(Path(tmp) / "game.pdn")]
+        argv = replay_argv(folder, truth, Path(tmp))
         import contextlib
         import io
 
@@ -127,8 +144,7 @@ def rescore_one(folder: Path) -> dict[str, Any]:
     t1 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="rescore_") as tmp:
         events_path = Path(tmp) / "events.jsonl"
-        argv = ["replay", str(folder), "--corners", truth["corners"], "--fen", truth["fen"],
-                "--events", str(events_path), "--pdn", str(Path(tmp) / "game.pdn")]
+        argv = replay_argv(folder, truth, Path(tmp))
         with contextlib.redirect_stdout(io.StringIO()):
             if damas(argv) != 0:
                 raise RuntimeError(f"damas {' '.join(argv)} failed")
@@ -172,6 +188,7 @@ def main() -> int:
             for k in ("moves", "moves_reported", "moves_exact", "planted", "found"):
                 totals[k] += r[k]
             totals["false_alarms"] += len(r["false_alarms"])
+            totals["announced"] += r["announced"]
             latencies += r["latencies_s"]
             print(f"  so far: games {totals['games']}, moves {totals['moves_exact']}/"
                   f"{totals['moves']}, irregularities {totals['found']}/{totals['planted']}, "
@@ -196,7 +213,8 @@ def main() -> int:
     print(f"irregularities found {totals['found']}/{totals['planted']}")
     print("  by kind: " + ", ".join(f"{k} {kinds_found[k]}/{n}"
                                      for k, n in sorted(kinds_planted.items())))
-    print(f"false alarms {totals['false_alarms']}")
+    print(f"false alarms {totals['false_alarms']} (announced adjustments in the games: "
+          f"{totals['announced']}, each must give no event)")
     print(f"latency (last hand frame -> move reported) median {med:.2f}s p90 {p90:.2f}s "
           f"over {len(latencies)} moves")
     print(f"wall time {time.perf_counter() - t0:.0f}s")

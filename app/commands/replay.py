@@ -3,7 +3,9 @@
 Every frame goes through the vision pipeline and the stillness gate (`vision.stream`) into the
 referee (`game.referee`, policy RECORD): every move that changed the position is a `move` event
 and a PDN move, legal or not, and each irregularity is a separate event and a `{comment}` at
-that move.  `--events` writes one JSON line per event; `--pdn` the game.
+that move.  `--events` writes one JSON line per event; `--pdn` the game.  `--ajeito` names the
+frames at which the player pressed the "ajeito" button (an announced adjustment: pieces nudged
+until the next still board are neither a move nor touch-move).
 """
 
 from __future__ import annotations
@@ -54,6 +56,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--pdn", default=None, metavar="OUT.pdn", help="write the game as PDN")
     p.add_argument("--events", default=None, metavar="OUT.jsonl",
                    help="write one JSON line per event")
+    p.add_argument("--ajeito", default=None, metavar="FRAMES",
+                   help='frames at which the player announced an adjustment ("ajeito" button): '
+                        'a file listing frame numbers, or a list like "120,455"')
     p.add_argument("--fps", type=float, default=None,
                    help=f"frame rate of a folder of frames (default {DEFAULT_FPS:g})")
     p.set_defaults(func=cmd_replay)
@@ -97,6 +102,20 @@ def frames_of(source: str, fps: float | None = None
             cap.release()
 
     return from_video(), rate
+
+
+def ajeito_frames(text: str | None) -> frozenset[int]:
+    """The frames at which "ajeito" was pressed, from a sidecar file of frame numbers (one per
+    line, or separated by commas or spaces) or from such a list given inline."""
+    if not text:
+        return frozenset()
+    path = Path(text)
+    body = path.read_text(encoding="utf-8") if path.is_file() else text
+    try:
+        return frozenset(int(t) for t in body.replace(",", " ").split())
+    except ValueError:
+        raise ValueError(f"--ajeito {text!r}: expected frame numbers (a file of them, or "
+                         f"\"120,455\")") from None
 
 
 # -- refereeing -------------------------------------------------------------------------------
@@ -146,8 +165,10 @@ def make_observer(variant: Variant, corners: str | None, calibration: str | None
 def referee_stream(frames: Iterator[tuple[int, np.ndarray]], fps: float, referee: Referee,
                    variant: Variant, corners: str | None = None, calibration: str | None = None,
                    gate: GateConfig | None = None, out: TextIO | None = None,
-                   observer: Any = None) -> list[RefereeEvent]:
-    """Feed every frame to the referee; print each event as it happens; close at the end."""
+                   observer: Any = None, ajeito: frozenset[int] = frozenset()
+                   ) -> list[RefereeEvent]:
+    """Feed every frame to the referee; print each event as it happens; close at the end.
+    `ajeito`: frames at which the player announced an adjustment."""
     stream: ObservationStream | None = None
     last: Observation | None = None
     for index, image in frames:
@@ -172,6 +193,8 @@ def referee_stream(frames: Iterator[tuple[int, np.ndarray]], fps: float, referee
                                        meter, polygon, ring)
         obs, stable = stream.push(image, index, index / fps)
         last = obs
+        if index in ajeito:
+            referee.announce_adjust()
         for e in referee.observe(obs, stable):
             _print_event(e, referee, out)
     if last is not None:
@@ -195,9 +218,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     variant = find_variant(args.variant)
     board = Board(args.fen, variant)
     frames, fps = frames_of(args.source, args.fps)
+    announced = ajeito_frames(args.ajeito)
     referee = Referee(board, REPLAY_REFEREE)
     events = referee_stream(frames, fps, referee, variant, args.corners, args.calibration,
-                            out=sys.stdout)
+                            out=sys.stdout, ajeito=announced)
     if args.events:
         with open(args.events, "w", encoding="utf-8") as f:
             for e in events:
