@@ -3,8 +3,10 @@
 The referee is fed two kinds of observation by `vision.stream` (it knows nothing of images):
 
 - `see(obs)` for every frame, hand or not: which of the pieces were lifted (their square seen
-  empty) or pushed off-centre (`displaced`).  A touched piece is what the touch-move rule
-  (RULES.md s.1) is about, and only the frames *during* the move show it.
+  empty for `touch_frames` frames in a row: a hand may hold a piece still, off the board, and a
+  single misread frame is not a lift) or pushed off-centre (`displaced`).  A touched piece is
+  what the touch-move rule (RULES.md s.1) is about, and only the frames *during* the move show
+  it.
 - `read(obs)` for a *stable* frame (the view has been still, no hand over the board): the
   position is compared with the last accepted one and explained by a move (`referee_match`).
 
@@ -21,7 +23,7 @@ on from the position as it stands and the scorer's record gets a comment.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from game.board import Board, Color, Move, Piece
 from game.observation import Observation
@@ -100,6 +102,7 @@ class Referee:
     def _new_turn(self, displaced: frozenset[int]) -> None:
         self._baseline_displaced = displaced
         self._touched: dict[int, tuple[str, float]] = {}
+        self._hand_in_turn = False  # nobody can lift a piece before a hand came this turn
         self._last_present: dict[int, float] = {}
         self._runs: dict[tuple[int, str], int] = {}
         self._announced = False
@@ -130,6 +133,7 @@ class Referee:
         """Note pieces lifted (square seen empty while a hand is about) or pushed off-centre."""
         board = self.board
         self._hand_seen = self._hand_seen or obs.hand
+        self._hand_in_turn = self._hand_in_turn or obs.hand
         for sq, piece in board.piece_map().items():
             seen = obs.piece_at(sq)
             if (seen is not None and seen.color is piece.color
@@ -142,7 +146,7 @@ class Referee:
             if not obs.is_known(sq, self.config.min_confidence) or sq in self._phantoms:
                 continue
             seen = obs.piece_at(sq)
-            if seen is None and obs.hand:
+            if seen is None and self._hand_in_turn:
                 marks.add((sq, "lifted"))
             elif (seen is not None and seen.color is piece.color and sq in obs.displaced
                   and sq not in self._baseline_displaced):
@@ -189,6 +193,29 @@ class Referee:
         readings = explain(self.board, view)
         verdict = choose(readings, self._lift_times())
         appeared = ((view.white & ~self.board.white) | (view.black & ~self.board.black)) & known
+        g = self.board.geometry
+        if not self.record and not self._previous and not self._stuck_once \
+                and not self._hand_seen and not isinstance(verdict, Accept) \
+                and view.known == g.mask(tuple(range(g.squares))):
+            # The first still board, fully read before any hand came near, disagrees with the
+            # start position and no move explains it (pieces missing, too: nobody removed
+            # them): for a scorer given the start, the camera misreads these squares (glare, a
+            # piece set it confuses).  Say so once, and judge without them while they read so.
+            self._stuck_once = True
+            g = self.board.geometry
+            diff = g.squares_of(changes(self.board, view))
+            for sq in diff:
+                m = g.mask_of[sq]
+                self._phantoms[sq] = ("white" if view.white & m else
+                                      "black" if view.black & m else "empty")
+                self._touched.pop(sq, None)
+            self._last_read = None
+            first = self._unreadable(view, readings, obs)
+            event = RefereeEvent(
+                EventType.UNREADABLE, obs.frame, obs.time_s, "", tuple(diff),
+                "the first still board differs from the start position, ignored while it "
+                "reads so: " + (first[0].detail.split("; ", 1)[-1] if first else ""))
+            return self._emit([event]) + self.read(obs)
         if not appeared and not isinstance(verdict, Accept):
             verdict = Wait([])  # pieces only taken off: a removal may be under way
         if self._pending and len({r.key for r in self._pending}) == 1 and not (
@@ -210,25 +237,6 @@ class Referee:
             if self._timeout_due(obs.time_s):
                 return self._emit(self._finish_pending(obs))
             return out
-        if not self.record and not self._previous and not self._stuck_once \
-                and not self._hand_seen:
-            # The first still board disagrees with the start position and no move explains it:
-            # for a scorer given the start, the camera misreads these squares (glare, a piece
-            # set it confuses).  Say so once, and judge without them while they read so.
-            self._stuck_once = True
-            g = self.board.geometry
-            diff = g.squares_of(changes(self.board, view))
-            for sq in diff:
-                m = g.mask_of[sq]
-                self._phantoms[sq] = ("white" if view.white & m else
-                                      "black" if view.black & m else "empty")
-            self._last_read = None
-            first = self._unreadable(view, readings, obs)
-            event = RefereeEvent(
-                EventType.UNREADABLE, obs.frame, obs.time_s, "", tuple(diff),
-                "the first still board differs from the start position, ignored while it "
-                "reads so: " + (first[0].detail.split("; ", 1)[-1] if first else ""))
-            return self._emit([event]) + self.read(obs)
         phantom = self._find_phantom(view)
         if phantom is not None:
             sq, color = phantom
@@ -241,10 +249,26 @@ class Referee:
             else:
                 detail = f"{name} reads a {color} piece that no move put there; ignored while " \
                          f"it reads so"
+            if color.startswith("flip:"):
+                # Pieces do not change colour: the rules resolve the reading (a clean legal
+                # move), so this is a note on that move, not a board left unexplained.
+                return self._noted(self.read(obs), detail)
             event = RefereeEvent(EventType.UNREADABLE, obs.frame, obs.time_s, "", (sq,), detail)
             # (the square is then judged without its reading: see `_without_phantoms`)
             return self._emit([event]) + self.read(obs)
         return self._emit(self._unreadable(view, readings, obs))
+
+    def _noted(self, events: list[RefereeEvent], note: str) -> list[RefereeEvent]:
+        """`events` with `note` added to the move's detail (here and in `self.events`)."""
+        out = []
+        for e in events:
+            if e.type is EventType.MOVE:
+                noted = replace(e, detail="; ".join(d for d in (e.detail, note) if d))
+                at = max(i for i, old in enumerate(self.events) if old is e)
+                self.events[at] = noted
+                e = noted
+            out.append(e)
+        return out
 
     def _without_phantoms(self, view: View) -> View:
         """Mask squares known to read a piece that is not there (glare...), while they do."""
@@ -330,8 +354,7 @@ class Referee:
 
     def _removed_without_move(self, obs: Observation) -> list[RefereeEvent]:
         """Pieces taken off the board and no move made: removal without cause (RULES.md 7)."""
-        known, white, black = obs.masks(self.config.min_confidence)
-        view = View(known, white, black)
+        view = self._without_phantoms(View(*obs.masks(self.config.min_confidence)))
         board = self.board
         gone = board.geometry.squares_of(changes(board, view))
         names = ", ".join(board.square_name(s) for s in gone)

@@ -327,14 +327,14 @@ class ObservationStream:
                 views = tuple(OCCLUDED if sq in hidden else v
                               for sq, v in enumerate(obs.squares))
                 obs = obs.replace(squares=views, hand=True)
-        if obs.hand and meter_ref_ok(self.displacement):
+        if meter_ref_ok(self.displacement):
             obs = self._keep_unchanged(image_bgr, obs)
         covered = self._covered_squares()
         if covered:
             views = tuple(OCCLUDED if sq in covered else v for sq, v in enumerate(obs.squares))
             obs = obs.replace(squares=views, hand=True)
         calm = not obs.hand and not obs.occluded
-        if calm and self._foreign(obs, time_s):
+        if calm and self._foreign(obs, time_s, image_bgr):
             obs = obs.replace(hand=True)  # a still hand: something changed that no piece explains
             calm = False
         meter = self.displacement
@@ -389,7 +389,7 @@ class ObservationStream:
         share = diff.mean(axis=1)
         return frozenset(int(i) for i in np.flatnonzero(share >= 0.5))
 
-    def _foreign(self, obs: Observation, time_s: float) -> bool:
+    def _foreign(self, obs: Observation, time_s: float, image_bgr: np.ndarray) -> bool:
         """Is there change since the last still view, in the board area, that no change of a
         square's reading explains (a hand held still)?"""
         cfg = self.config
@@ -407,8 +407,13 @@ class ObservationStream:
         changed = ((cv2.absdiff(grey, self._ref_grey) > cfg.foreign_grey)
                    & (self._board_mask > 0)).astype(np.uint8)
         radius = max(1, round(0.85 * self.motion.square_px * scale))
+        # Change where a square's reading changed, or where its own picture changed (a piece came
+        # or went even if the classifier misreads it: glare read as a piece), is explained.
+        meter = self.displacement
+        top = meter.top_changes(image_bgr) if meter_ref_ok(meter) and meter is not None else None
         for sq, v in enumerate(obs.squares):
-            if v != self._ref_squares[sq]:
+            if v != self._ref_squares[sq] or (
+                    top is not None and top[sq] >= cfg.unchanged_grey):
                 for x, y in self.square_points_px[sq, ::9]:
                     cv2.circle(changed, (round(x * scale), round(y * scale)), radius, 0, -1)
         area = (self.motion.square_px * scale) ** 2

@@ -148,18 +148,35 @@ class _Hidden:
 
 
 def make_observer(variant: Variant, corners: str | None, calibration: str | None,
-                  first_image: np.ndarray) -> Any:
+                  first_image: np.ndarray, start: BaseBoard | None = None) -> Any:
+    """The vision pipeline for this recording.  The recording starts on the start position
+    (`start`), so the colours of the two piece sets and of the squares are learned from the first
+    frame, as `damas calibrate board` does: the classifier then no longer has to guess, frame by
+    frame, which pieces are which set (unless a calibration file brings its own colours)."""
     from app.commands.vision import parse_corners
-    from calibration.store import load_calibration
+    from calibration.store import Calibration, load_calibration
     from vision.pipeline import BoardObserver
 
+    cal = load_calibration(calibration) if calibration else None
     if corners:
-        return BoardObserver(variant, corners_px=parse_corners(corners))
-    if calibration:
-        return BoardObserver(variant, calibration=load_calibration(calibration))
-    # No calibration: find the board once, on the first frame, and keep it (the camera is fixed).
-    located = BoardObserver(variant).locate(first_image)
-    return BoardObserver(variant, corners_px=np.asarray(located.pose.corners_px, np.float64))
+        observer = BoardObserver(variant, calibration=cal, corners_px=parse_corners(corners))
+    elif cal is not None:
+        observer = BoardObserver(variant, calibration=cal)
+    else:
+        # No calibration: find the board once, on the first frame, and keep it (the camera is
+        # fixed).
+        located = BoardObserver(variant).locate(first_image)
+        observer = BoardObserver(variant,
+                                 corners_px=np.asarray(located.pose.corners_px, np.float64))
+    if start is None or (cal is not None and cal.colours is not None):
+        return observer
+    from dataclasses import replace
+
+    from vision.colour_learn import learn_colours
+
+    colours = learn_colours(first_image, observer.locate(first_image).pose, start)
+    observer.calibration = replace(cal or Calibration(), colours=colours)
+    return observer
 
 
 def referee_stream(frames: Iterator[tuple[int, np.ndarray]], fps: float, referee: Referee,
@@ -174,7 +191,8 @@ def referee_stream(frames: Iterator[tuple[int, np.ndarray]], fps: float, referee
     for index, image in frames:
         if stream is None:
             if observer is None:
-                observer = make_observer(variant, corners, calibration, image)
+                observer = make_observer(variant, corners, calibration, image,
+                                         referee.board.placement())
             points, meter = None, None
             if hasattr(observer, "locate"):
                 geo = BaseBoard.empty(variant).geometry

@@ -43,3 +43,15 @@ def test_missing_or_empty_source_is_a_clear_error(tmp_path: Path) -> None:
         frames_of(str(tmp_path / "nothing.mp4"))
     with pytest.raises(ValueError, match="no image files"):
         frames_of(str(tmp_path))
+
+
+def test_ajeito_frames_from_a_sidecar_file_or_a_list(tmp_path: Path) -> None:
+    from app.commands.replay import ajeito_frames
+
+    sidecar = tmp_path / "ajeito.txt"
+    sidecar.write_text("120\n455\n\n", encoding="utf-8")
+    assert ajeito_frames(str(sidecar)) == {120, 455}
+    assert ajeito_frames("7, 30") == {7, 30}
+    assert ajeito_frames(None) == frozenset()
+    with pytest.raises(ValueError, match="--ajeito"):
+        ajeito_frames("frame twelve")
