@@ -86,6 +86,8 @@ class Referee:
         self.start_fen = board.fen()
         self.start_turn: Color = board.turn
         self.events: list[RefereeEvent] = []
+        # About the camera, not the game (squares misread from the start): shown, not events.
+        self.notes: list[RefereeEvent] = []
         self.record: list[RecordedMove] = []
         # INSIST: square -> the piece (or None) it must hold again before play goes on.
         self.restore: dict[int, Piece | None] = {}
@@ -167,6 +169,10 @@ class Referee:
 
     def read(self, obs: Observation) -> list[RefereeEvent]:
         """Judge a still board; returns the events it caused (also appended to `events`)."""
+        for sq in obs.displaced & self._phantoms.keys():
+            # Its picture changed while it read the same: something really stands there now
+            # (a piece put where glare read one), so its reading is trusted again.
+            del self._phantoms[sq]
         view = self._without_phantoms(View(*obs.masks(self.config.min_confidence)))
         known = view.known
         if self._last_read == (view, obs.displaced) and not self._timeout_due(obs.time_s):
@@ -192,6 +198,13 @@ class Referee:
             return self._emit(self._take_back(taken_back, obs))
         readings = explain(self.board, view)
         verdict = choose(readings, self._lift_times())
+        if not (isinstance(verdict, Accept) and verdict.reading.fault_count() == 0):
+            landed = self._phantom_landed(obs)
+            if landed is not None:
+                # A move put a piece where the camera used to misread one: trust it again.
+                del self._phantoms[landed]
+                self._last_read = None
+                return self.read(obs)
         appeared = ((view.white & ~self.board.white) | (view.black & ~self.board.black)) & known
         g = self.board.geometry
         if not self.record and not self._previous and not self._stuck_once \
@@ -201,6 +214,7 @@ class Referee:
             # start position and no move explains it (pieces missing, too: nobody removed
             # them): for a scorer given the start, the camera misreads these squares (glare, a
             # piece set it confuses).  Say so once, and judge without them while they read so.
+            # This is a note about the camera, not an event of the game: nothing was played.
             self._stuck_once = True
             g = self.board.geometry
             diff = g.squares_of(changes(self.board, view))
@@ -211,11 +225,11 @@ class Referee:
                 self._touched.pop(sq, None)
             self._last_read = None
             first = self._unreadable(view, readings, obs)
-            event = RefereeEvent(
+            self.notes.append(RefereeEvent(
                 EventType.UNREADABLE, obs.frame, obs.time_s, "", tuple(diff),
                 "the first still board differs from the start position, ignored while it "
-                "reads so: " + (first[0].detail.split("; ", 1)[-1] if first else ""))
-            return self._emit([event]) + self.read(obs)
+                "reads so: " + (first[0].detail.split("; ", 1)[-1] if first else "")))
+            return self.read(obs)
         if not appeared and not isinstance(verdict, Accept):
             verdict = Wait([])  # pieces only taken off: a removal may be under way
         if self._pending and len({r.key for r in self._pending}) == 1 and not (
@@ -269,6 +283,23 @@ class Referee:
                 e = noted
             out.append(e)
         return out
+
+    def _phantom_landed(self, obs: Observation) -> int | None:
+        """The square set aside for reading a piece no move put there, if trusting its reading
+        now gives a clean legal move (a piece of that colour has since landed there)."""
+        raw = View(*obs.masks(self.config.min_confidence))
+        for sq, color in self._phantoms.items():
+            if color not in ("white", "black"):
+                continue
+            saved = self._phantoms
+            self._phantoms = {s: c for s, c in saved.items() if s != sq}
+            view = self._without_phantoms(raw)
+            self._phantoms = saved
+            verdict = choose(explain(self.board, view), self._lift_times())
+            if isinstance(verdict, Accept) and verdict.reading.fault_count() == 0 \
+                    and sq == verdict.reading.to_square:
+                return sq
+        return None
 
     def _without_phantoms(self, view: View) -> View:
         """Mask squares known to read a piece that is not there (glare...), while they do."""

@@ -213,22 +213,26 @@ def referee_stream(frames: Iterator[tuple[int, np.ndarray]], fps: float, referee
         last = obs
         if index in ajeito:
             referee.announce_adjust()
+        noted = len(referee.notes)
         for e in referee.observe(obs, stable):
             _print_event(e, referee, out)
+        for e in referee.notes[noted:]:
+            _print_event(e, referee, out, "camera note")
     if last is not None:
         for e in referee.close(last):
             _print_event(e, referee, out)
     return referee.events
 
 
-def _print_event(e: RefereeEvent, referee: Referee, out: TextIO | None) -> None:
+def _print_event(e: RefereeEvent, referee: Referee, out: TextIO | None,
+                 label: str | None = None) -> None:
     if out is None:
         return
     names = " ".join(referee.board.square_name(s) for s in e.squares)
     if e.type is EventType.MOVE:
         text = f"frame {e.frame}: move {e.move}" + (f" ({e.detail})" if e.detail else "")
     else:
-        text = f"frame {e.frame}: {e.type.value} [{names}] {e.detail}"
+        text = f"frame {e.frame}: {label or e.type.value} [{names}] {e.detail}"
     print(text, file=out, flush=True)
 
 

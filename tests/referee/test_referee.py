@@ -452,20 +452,21 @@ def test_event_json_uses_the_variant_square_names() -> None:
 
 
 def test_a_square_that_reads_a_piece_not_there_is_ignored_while_it_does() -> None:
-    # Glare makes e5 read as a white piece from the first frame on.  The referee says so once,
-    # then judges c3-d4 normally; when e5 reads empty again it is trusted again.
+    # Glare makes e5 read as a white piece from the first frame on.  The referee notes it once
+    # (about the camera), then judges c3-d4 normally; when e5 reads empty again it is trusted.
     run = Run()
     phantom = START.placement()
     phantom.set_piece_at(sq("e5"), Piece.WHITE_KING)
     run.still(phantom)
-    assert run.types() == ["unreadable"]
-    assert names(run.events[0].squares) == {"e5"}
+    assert run.types() == []  # a note about the camera, not an event of the game
+    assert [names(n.squares) for n in run.ref.notes] == [{"e5"}]
     after = moved(phantom, "c3", "d4")
     run.play(phantom, after, "c3", "d4")
-    assert run.types() == ["unreadable", "move"]
+    assert run.types() == ["move"]
     assert run.moves() == ["c3-d4"]
     run.still(moved(START, "c3", "d4"))  # the glare is gone: nothing to report
-    assert run.types() == ["unreadable", "move"]
+    assert run.types() == ["move"]
+    assert len(run.ref.notes) == 1
 
 
 def test_slow_removal_is_not_called_while_it_goes_on() -> None:
@@ -487,16 +488,17 @@ def test_slow_removal_is_not_called_while_it_goes_on() -> None:
 
 def test_squares_misread_from_the_start_are_ignored_while_they_read_so() -> None:
     # Before any hand, the camera reads h2 as black and a1 as empty (a piece set it confuses,
-    # say).  The referee says so once and still judges g3-h4; when a1 reads right it is trusted.
+    # say).  The referee notes it once (about the camera: nothing was played) and still judges
+    # g3-h4; when a1 reads right it is trusted.
     run = Run()
     wrong = START.placement()
     wrong.set_piece_at(sq("h2"), Piece.BLACK_MAN)
     wrong.set_piece_at(sq("a1"), None)
     run.still(wrong)
-    assert run.types() == ["unreadable"]
-    assert names(run.events[0].squares) == {"h2", "a1"}
+    assert run.types() == []
+    assert [names(n.squares) for n in run.ref.notes] == [{"h2", "a1"}]
     run.play(wrong, moved(wrong, "g3", "h4"), "g3", "h4")
-    assert run.types() == ["unreadable", "move"]
+    assert run.types() == ["move"]
     assert run.moves() == ["g3-h4"]
 
 
