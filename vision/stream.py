@@ -40,9 +40,10 @@ class GateConfig:
     # A piece whose top face changed this much (mean grey difference at sampled points) between
     # two still views while its reading stayed the same was pushed off-centre (a nudge).
     displaced_grey: float = 6.0
-    # While a hand is in view, a square whose top-face picture changed less than this since the
-    # last still view keeps that view's reading.
-    unchanged_grey: float = 8.0
+    # A square whose top-face picture changed less than this since the last still view (mean
+    # over sampled points of the largest colour-channel difference) keeps that view's reading.
+    # Colour, not grey: a dark red piece leaving a dark brown square hardly changes the grey.
+    unchanged_colour: float = 15.0
     # A hand held still over the board is not motion; what gives it away is a change from the
     # last still view where no square's reading changed.  More than this many squares' worth of
     # such change in the board area keeps the view from being calm ...
@@ -50,6 +51,10 @@ class GateConfig:
     foreign_grey: int = 30  # (a pixel this much brighter or darker counts as changed)
     # ... unless nothing has moved for this long (something left lying on the board edge).
     foreign_timeout_s: float = 2.0
+    # A square the pipeline calls occluded while nothing has moved for this long is unknown,
+    # not a hand: a hand comes and goes, a misread square on a still image stays (it must not
+    # keep the whole board from being read).
+    still_occluded_s: float = 1.0
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GateConfig:
@@ -68,10 +73,12 @@ class StillnessGate:
         self._still_since: float | None = None
         self._last: Observation | None = None
 
-    def push(self, obs: Observation, moving: bool = False) -> bool:
+    def push(self, obs: Observation, moving: bool = False,
+             lasting: frozenset[int] = frozenset()) -> bool:
+        """`lasting`: occluded squares that are not a hand (see `GateConfig.still_occluded_s`)."""
         cfg = self.config
-        calm = (not obs.hand and not moving and not obs.occluded
-                and not obs.unknown_squares(cfg.min_confidence))
+        calm = (not obs.hand and not moving and not (obs.occluded - lasting)
+                and not set(obs.unknown_squares(cfg.min_confidence)) - lasting)
         same = self._last is not None and self._last.same_view(obs)
         self._last = obs
         if not calm:
@@ -113,6 +120,10 @@ class MotionMeter:
         moving = (cv2.absdiff(grey, prev) > cfg.motion_px_diff).astype(np.uint8)
         self._masks = (self._masks + [moving])[-max(1, cfg.motion_memory_frames):]
         return float(np.count_nonzero(moving)) / moving.size
+
+    def recent_any(self) -> bool:
+        """Did anything move in the last `motion_memory_frames` frames?"""
+        return any(m.any() for m in self._masks)
 
     def recent_mask(self) -> np.ndarray | None:
         if not self._masks:
@@ -219,6 +230,7 @@ class DisplacementMeter:
         self.man_points = np.round(man_points_px).astype(int)
         self.king_points = np.round(king_points_px).astype(int)
         self._ref: tuple[np.ndarray, np.ndarray, tuple[SquareView, ...]] | None = None
+        self._ref_colour: np.ndarray | None = None
 
     def _sample(self, grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         h, w = grey.shape
@@ -234,17 +246,27 @@ class DisplacementMeter:
         g: np.ndarray = cv2.GaussianBlur(cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY), (3, 3), 0)
         return g
 
+    def _colour_sample(self, image_bgr: np.ndarray) -> np.ndarray:
+        img = cv2.GaussianBlur(image_bgr, (3, 3), 0)
+        h, w = img.shape[:2]
+        xs = np.clip(self.man_points[..., 0], 0, w - 1)
+        ys = np.clip(self.man_points[..., 1], 0, h - 1)
+        out: np.ndarray = img[ys, xs].astype(np.float32)
+        return out
+
     def set_reference(self, image_bgr: np.ndarray, obs: Observation) -> None:
         man, king = self._sample(self.grey(image_bgr))
         self._ref = (man, king, obs.squares)
+        self._ref_colour = self._colour_sample(image_bgr)
 
     def top_changes(self, image_bgr: np.ndarray) -> np.ndarray | None:
-        """Per square, how much the top face of a man standing there changed (mean grey
-        difference) since the reference still view; None without a reference."""
-        if self._ref is None:
+        """Per square, how much the top face of a man standing there changed since the reference
+        still view (mean over points of the largest colour-channel difference); None without a
+        reference."""
+        if self._ref_colour is None:
             return None
-        man, _ = self._sample(self.grey(image_bgr))
-        diff: np.ndarray = np.mean(np.abs(man - self._ref[0]), axis=1)
+        now = self._colour_sample(image_bgr)
+        diff: np.ndarray = np.mean(np.max(np.abs(now - self._ref_colour), axis=2), axis=1)
         return diff
 
     @property
@@ -333,7 +355,12 @@ class ObservationStream:
         if covered:
             views = tuple(OCCLUDED if sq in covered else v for sq, v in enumerate(obs.squares))
             obs = obs.replace(squares=views, hand=True)
-        calm = not obs.hand and not obs.occluded
+        lasting: frozenset[int] = frozenset()
+        if (obs.occluded and not moving and not covered and not self.motion.recent_any()
+                and time_s - self._last_motion_s >= self.config.still_occluded_s):
+            lasting = obs.occluded
+            obs = obs.replace(hand=False)
+        calm = not obs.hand and obs.occluded <= lasting
         if calm and self._foreign(obs, time_s, image_bgr):
             obs = obs.replace(hand=True)  # a still hand: something changed that no piece explains
             calm = False
@@ -343,7 +370,7 @@ class ObservationStream:
                 self._displaced = meter.compare(image_bgr, obs)
             if self._displaced:
                 obs = obs.replace(displaced=self._displaced)
-        stable = self.gate.push(obs, moving)
+        stable = self.gate.push(obs, moving, lasting)
         if stable and not self._was_stable:
             if meter is not None:
                 meter.set_reference(image_bgr, obs)
@@ -367,7 +394,7 @@ class ObservationStream:
         views = list(obs.squares)
         changed = False
         for sq, v in enumerate(views):
-            if v is not OCCLUDED and v != ref[sq] and diff[sq] < self.config.unchanged_grey:
+            if v is not OCCLUDED and v != ref[sq] and diff[sq] < self.config.unchanged_colour:
                 views[sq] = ref[sq]
                 changed = True
         return obs.replace(squares=tuple(views)) if changed else obs
@@ -413,7 +440,7 @@ class ObservationStream:
         top = meter.top_changes(image_bgr) if meter_ref_ok(meter) and meter is not None else None
         for sq, v in enumerate(obs.squares):
             if v != self._ref_squares[sq] or (
-                    top is not None and top[sq] >= cfg.unchanged_grey):
+                    top is not None and top[sq] >= cfg.unchanged_colour):
                 for x, y in self.square_points_px[sq, ::9]:
                     cv2.circle(changed, (round(x * scale), round(y * scale)), radius, 0, -1)
         area = (self.motion.square_px * scale) ** 2
