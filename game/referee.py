@@ -105,6 +105,9 @@ class Referee:
         self._baseline_displaced = displaced
         self._touched: dict[int, tuple[str, float]] = {}
         self._hand_in_turn = False  # nobody can lift a piece before a hand came this turn
+        # The man that just reached the far row: the opponent puts the crown on it (RULES.md
+        # s.1, Promotion), which moves it on its square; that is not an adjustment.
+        self._crowning: frozenset[int] = frozenset()
         self._last_present: dict[int, float] = {}
         self._runs: dict[tuple[int, str], int] = {}
         self._announced = False
@@ -151,7 +154,7 @@ class Referee:
             if seen is None and self._hand_in_turn:
                 marks.add((sq, "lifted"))
             elif (seen is not None and seen.color is piece.color and sq in obs.displaced
-                  and sq not in self._baseline_displaced):
+                  and sq not in self._baseline_displaced and sq not in self._crowning):
                 marks.add((sq, "displaced"))
         for key in list(self._runs):
             if key not in marks:
@@ -492,6 +495,8 @@ class Referee:
                                         obs.frame))
         self.must_play = frozenset()
         self._new_turn(obs.displaced)
+        if r.promotes:
+            self._crowning = frozenset({r.path[-1]})
         return [move_event] + faults
 
     def _faults(self, r: Reading, obs: Observation, text: str, legal: list[Move],
