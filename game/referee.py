@@ -88,6 +88,7 @@ class Referee:
         self.events: list[RefereeEvent] = []
         # About the camera, not the game (squares misread from the start): shown, not events.
         self.notes: list[RefereeEvent] = []
+        self._rereads = 0  # depth of `_reread`
         self.record: list[RecordedMove] = []
         # INSIST: square -> the piece (or None) it must hold again before play goes on.
         self.restore: dict[int, Piece | None] = {}
@@ -201,13 +202,14 @@ class Referee:
             return self._emit(self._take_back(taken_back, obs))
         readings = explain(self.board, view)
         verdict = choose(readings, self._lift_times())
-        if not (isinstance(verdict, Accept) and verdict.reading.fault_count() == 0):
+        if self._rereads == 0 and not (
+                isinstance(verdict, Accept) and verdict.reading.fault_count() == 0):
             landed = self._phantom_landed(obs)
             if landed is not None:
                 # A move put a piece where the camera used to misread one: trust it again.
                 del self._phantoms[landed]
                 self._last_read = None
-                return self.read(obs)
+                return self._reread(obs)
         appeared = ((view.white & ~self.board.white) | (view.black & ~self.board.black)) & known
         g = self.board.geometry
         if not self.record and not self._previous and not self._stuck_once \
@@ -232,7 +234,7 @@ class Referee:
                 EventType.UNREADABLE, obs.frame, obs.time_s, "", tuple(diff),
                 "the first still board differs from the start position, ignored while it "
                 "reads so: " + (first[0].detail.split("; ", 1)[-1] if first else "")))
-            return self.read(obs)
+            return self._reread(obs)
         if not appeared and not isinstance(verdict, Accept):
             verdict = Wait([])  # pieces only taken off: a removal may be under way
         if self._pending and len({r.key for r in self._pending}) == 1 and not (
@@ -254,7 +256,7 @@ class Referee:
             if self._timeout_due(obs.time_s):
                 return self._emit(self._finish_pending(obs))
             return out
-        phantom = self._find_phantom(view)
+        phantom = self._find_phantom(view) if self._rereads < 2 else None
         if phantom is not None:
             sq, color = phantom
             self._phantoms[sq] = color
@@ -269,11 +271,20 @@ class Referee:
             if color.startswith("flip:"):
                 # Pieces do not change colour: the rules resolve the reading (a clean legal
                 # move), so this is a note on that move, not a board left unexplained.
-                return self._noted(self.read(obs), detail)
+                return self._noted(self._reread(obs), detail)
             event = RefereeEvent(EventType.UNREADABLE, obs.frame, obs.time_s, "", (sq,), detail)
             # (the square is then judged without its reading: see `_without_phantoms`)
-            return self._emit([event]) + self.read(obs)
+            return self._emit([event]) + self._reread(obs)
         return self._emit(self._unreadable(view, readings, obs))
+
+    def _reread(self, obs: Observation) -> list[RefereeEvent]:
+        """Read `obs` again after setting a misread square aside (or trusting it again); each
+        such decision is taken at most twice per still board, so it cannot go round."""
+        self._rereads += 1
+        try:
+            return self.read(obs)
+        finally:
+            self._rereads -= 1
 
     def _noted(self, events: list[RefereeEvent], note: str) -> list[RefereeEvent]:
         """`events` with `note` added to the move's detail (here and in `self.events`)."""
