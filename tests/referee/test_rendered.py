@@ -104,3 +104,40 @@ def test_damas_replay_on_a_folder_of_frames(tmp_path: Path) -> None:
     pdn = pdn_path.read_text()
     assert re.search(re.escape(planted.move) + r"\s+\{mandatory-capture:", pdn)
     assert f'[FEN "{script.start_fen}"]' in pdn
+
+
+@pytest.mark.slow
+def test_announced_adjustment_from_rendered_frames(tmp_path: Path) -> None:
+    """A player presses "ajeito" and nudges a piece, then moves: `damas replay --ajeito` with
+    the frame of the press reports the move and nothing else.  The same frames without the
+    announcement give the informational "adjusted without announcing" (`touch_move`)."""
+    for seed in range(200):
+        cfg = ScriptConfig(plies=1, irregularity_rate=1.0, kinds=("nudge",),
+                           warmup_plies=(8, 24), final_wait_s=3.0, announce_probability=1.0)
+        script = script_game(seed, config=cfg)
+        pressed = [s.frame for s in script.frames if s.announce_adjust]
+        if pressed:
+            break
+    else:
+        raise AssertionError("no seed announces a nudge")
+    assert script.planted == []  # announced: not an irregularity (the simulation's truth)
+    images, corners = rendered_frames(seed, script)
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for i, image in enumerate(images):
+        cv2.imwrite(str(folder / f"{i:05d}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    text = " ".join(f"{x:.2f},{y:.2f}" for x, y in corners)
+    sidecar = tmp_path / "ajeito.txt"
+    sidecar.write_text("".join(f"{n}\n" for n in pressed), encoding="utf-8")
+
+    def run(*extra: str) -> list[dict[str, object]]:
+        events_path = tmp_path / "events.jsonl"
+        assert damas(["replay", str(folder), "--corners", text, "--fen", script.start_fen,
+                      "--events", str(events_path), *extra]) == 0
+        return [json.loads(line) for line in events_path.read_text().splitlines()]
+
+    announced = run("--ajeito", str(sidecar))
+    assert [(e["type"], e["move"]) for e in announced] == [("move", script.moves[0].text)]
+    unannounced = run()
+    assert [e["type"] for e in unannounced] == ["move", "touch_move"]
+    assert "adjust" in str(unannounced[1]["detail"]) or "touched" in str(unannounced[1]["detail"])
