@@ -105,6 +105,19 @@ def _piece_sets(x: np.ndarray, min_separation: float, iters: int = 12,
     return ((a, b) if a[0] >= b[0] else (b, a)) + (others,)
 
 
+def _shade_range(piece_bgr: np.ndarray, board_bgr: np.ndarray) -> tuple[float, float]:
+    """How far a piece set's colour may be darkened or lightened and still count as that set.
+
+    Shading (walls, shadows) scales a colour, so any shade of the set counts; but a set whose
+    colour is a lighter shade of the dark squares (red pieces on dark red squares) would then
+    swallow the bare squares: such a set keeps to its own brightness.
+    """
+    if float(_ray_distance(board_bgr, piece_bgr, 0.45, 1.6)) < \
+            0.35 * float(np.linalg.norm(board_bgr - piece_bgr)):
+        return 0.8, 1.25
+    return 0.45, 1.6
+
+
 class _FloatGather:
     """`g[idx]` gives the pixels at flat indices `idx` as float32 BGR."""
 
@@ -208,7 +221,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
             if len(members):
                 centres.append(own[members].mean(axis=0))
         d_board = _ray_distance(base_bgr_px, dark_bgr, 0.35, 1.6)
-        d_piece = np.min([_ray_distance(base_bgr_px, c, 0.45, 1.6) for c in centres], axis=0)
+        d_piece = np.min([_ray_distance(base_bgr_px, c, *_shade_range(c, dark_bgr))
+                          for c in centres], axis=0)
         is_piece = d_piece < d_board
         share2 = is_piece.mean(axis=1)
         if trace is not None:

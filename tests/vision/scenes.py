@@ -20,7 +20,10 @@ SPEC = TableSpec()
 
 def scene_and_board(seed: int, *, king_share: float = 0.0, tilt: float | None = None,
                     glare: bool = False, hard_shadow: bool = False, hand: bool = False,
-                    offset_mm: float = 2.0) -> tuple[Scene, BaseBoard, random.Random]:
+                    offset_mm: float = 2.0,
+                    board_bgr: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None,
+                    pieces_bgr: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None,
+                    ) -> tuple[Scene, BaseBoard, random.Random]:
     rng = random.Random(seed)
     scene = sample_scene(rng, SPEC, tilt_max_deg=50 if tilt is None else tilt,
                          hand_probability=0.0, glare_probability=0.0,
@@ -34,6 +37,12 @@ def scene_and_board(seed: int, *, king_share: float = 0.0, tilt: float | None = 
         light = replace(light, hard_shadow=((0.4, -0.1), (0.6, -0.1), (0.6, 1.1), (0.4, 1.1)),
                         hard_shadow_depth=0.5)
     scene = replace(scene, light=light)
+    if board_bgr is not None:
+        scene = replace(scene, board=replace(scene.board, dark_bgr=board_bgr[0],
+                                             light_bgr=board_bgr[1]))
+    if pieces_bgr is not None:
+        scene = replace(scene, pieces=replace(scene.pieces, white_bgr=pieces_bgr[0],
+                                              black_bgr=pieces_bgr[1]))
     if hand:
         scene = replace(scene, hand=sample_hand(rng, SPEC))
     board = sample_position(rng, VARIANT, king_share=king_share)
