@@ -12,7 +12,6 @@ misread pieces (PNG, enlarged) for looking at.
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import time
 from collections import Counter
@@ -21,12 +20,10 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from vision_eval import build
 
 from calibration.store import Calibration
-from game.variants import find_variant
-from sim.render import render
-from sim.scene import PIECE_COLOURS, sample_position, sample_scene, sample_world
-from sim.world import TableSpec
+from sim.scene import PIECE_COLOURS
 from vision.pipeline import BoardObserver
 
 SURE = 0.9  # a call with at least this confidence counts as sure
@@ -40,13 +37,7 @@ def _style_name(white_bgr: tuple[float, ...]) -> str:
 def one(args: tuple[int, str | None]) -> list[dict[str, object]]:
     seed, dump = args
     cv2.setNumThreads(1)
-    rng = random.Random(seed)
-    variant = find_variant("international" if rng.random() < 0.1 else "brazilian")
-    spec = TableSpec(grid=variant.width)
-    scene = sample_scene(rng, spec)
-    board = sample_position(rng, variant)
-    world = sample_world(rng, board, spec)
-    frame = render(world, scene, variant, seed=seed)
+    frame, scene, variant = build(seed)  # the same scenes as bench/vision_eval.py
     observer = BoardObserver(variant, calibration=Calibration(camera=frame.intrinsics),
                              corners_px=frame.corners_px)
     obs = observer.observe(frame.image)

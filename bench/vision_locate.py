@@ -12,7 +12,6 @@ percentile).
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 import sys
 import time
@@ -21,11 +20,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 import cv2
 import numpy as np
+from vision_eval import build
 
-from game.variants import find_variant
-from sim.render import render
-from sim.scene import sample_position, sample_scene, sample_world
-from sim.world import TableSpec
 from vision.config import VisionConfig
 from vision.errors import VisionError
 from vision.locate import find_board
@@ -34,13 +30,7 @@ from vision.locate import find_board
 def one(job: tuple[int, int]) -> dict[str, object]:
     seed, max_side = job
     cv2.setNumThreads(1)
-    rng = random.Random(seed)
-    variant = find_variant("international" if rng.random() < 0.1 else "brazilian")
-    spec = TableSpec(grid=variant.width)
-    scene = sample_scene(rng, spec)
-    board = sample_position(rng, variant)
-    world = sample_world(rng, board, spec)
-    frame = render(world, scene, variant, seed=seed)
+    frame, scene, variant = build(seed)  # the same scenes as bench/vision_eval.py
     t0 = time.process_time()  # CPU time of this process: fair on a shared machine
     try:
         fb = find_board(frame.image, variant.width, VisionConfig(**(
