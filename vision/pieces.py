@@ -105,6 +105,16 @@ def _piece_sets(x: np.ndarray, min_separation: float, iters: int = 12,
     return ((a, b) if a[0] >= b[0] else (b, a)) + (others,)
 
 
+# Shadows and uneven light change a colour's lightness far more than its hue and saturation,
+# and the light correction leaves some of that: a piece is given to the nearer set with
+# lightness counting half (two sets that differ only in lightness still differ).
+_SET_METRIC = np.array([0.5, 1.0, 1.0], np.float32)
+
+
+def _set_distance(x: np.ndarray, c: np.ndarray) -> np.ndarray:
+    return np.linalg.norm((x - c) * _SET_METRIC, axis=-1)
+
+
 def _shade_range(piece_bgr: np.ndarray, board_bgr: np.ndarray) -> tuple[float, float]:
     """How far a piece set's colour may be darkened or lightened and still count as that set.
 
@@ -236,8 +246,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         not_board = np.where(occ[:, None], is_piece, not_board)
         idx = np.flatnonzero(occ)
     if white_lab is not None and black_lab is not None:
-        dw = np.linalg.norm(piece_lab - white_lab, axis=1)
-        db = np.linalg.norm(piece_lab - black_lab, axis=1)
+        dw = _set_distance(piece_lab, white_lab)
+        db = _set_distance(piece_lab, black_lab)
         is_white = dw < db
         col_conf = _sigmoid(np.abs(dw - db) / (0.05 * contrast)) * 2 - 1
     elif len(idx):
