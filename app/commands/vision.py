@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import cv2
@@ -17,16 +18,23 @@ from calibration.store import (
     replace_section,
     save_calibration,
 )
-from game.variants import find_variant
+from game.variants import Variant, find_variant
 from vision.annotate import annotate
-from vision.errors import UnreadableImage
+from vision.errors import BoardNotFound, UnreadableImage
+from vision.observation import BoardObservation
 from vision.pipeline import BoardObserver
+
+DEFAULT_VARIANT = "brazilian"
+# Without --variant, a board that is not 8x8 is read as the usual 10x10 game.
+VARIANT_OF_GRID = {8: "brazilian", 10: "international"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("detect", help="read the pieces on a board from one image")
     p.add_argument("image", metavar="IMAGE")
-    p.add_argument("--variant", default="brazilian")
+    p.add_argument("--variant", default=None,
+                   help="brazilian (default), international, ...; without it a board that is "
+                        "not 8x8 is tried as 10x10, or the calibration file's grid is used")
     p.add_argument("--corners", default=None,
                    help='outer grid corners "x,y x,y x,y x,y" in the order a1, h1, h8, a8')
     p.add_argument("--calibration", default=None, help="calibration file (JSON)")
@@ -72,13 +80,58 @@ def read_image(path: str) -> np.ndarray:
     return image
 
 
+def _variant_for(name: str | None, calibration: Calibration | None) -> Variant:
+    """The variant asked for, else the one the calibration's grid implies, else the default.
+
+    A calibration made for another grid size would put the squares in the wrong places:
+    refused with both sizes named.
+    """
+    grid = calibration.board.grid if calibration and calibration.board else None
+    if name is None:
+        name = VARIANT_OF_GRID.get(grid, DEFAULT_VARIANT) if grid else DEFAULT_VARIANT
+    variant = find_variant(name)
+    if grid is not None and grid != variant.width:
+        raise ValueError(f"the calibration is for a {grid}x{grid} board, but {variant.name} "
+                         f"is played on {variant.width}x{variant.width}; give --variant to match")
+    return variant
+
+
+def observe_any_grid(image: np.ndarray, variant: Variant, guess_grid: bool,
+                     ) -> BoardObservation:
+    """Find the board automatically; when no 8x8 pattern is there, try 10x10: read it when
+    `guess_grid` (no --variant given), else name the variant in the refusal.
+
+    Only a board that is *not* found as 8x8 is tried as 10x10, so an 8x8 board is never read
+    as part of a larger grid.  The note on stderr says which variant the reading assumes.
+    """
+    try:
+        return BoardObserver(variant).observe(image)
+    except BoardNotFound as first:
+        for grid, name in VARIANT_OF_GRID.items():
+            if grid == variant.width:
+                continue
+            try:
+                obs = BoardObserver(name).observe(image)
+            except BoardNotFound:
+                continue
+            if not guess_grid:
+                raise BoardNotFound(f"no {variant.width}x{variant.width} board found, but a "
+                                    f"{grid}x{grid} one: give --variant {name}") from None
+            print(f"note: no {variant.width}x{variant.width} board found, but a {grid}x{grid} "
+                  f"one: read as {name} (--variant chooses)", file=sys.stderr)
+            return obs
+        raise first
+
+
 def cmd_detect(args: argparse.Namespace) -> int:
-    variant = find_variant(args.variant)
     image = read_image(args.image)
     calibration = load_calibration(args.calibration) if args.calibration else None
     corners = parse_corners(args.corners) if args.corners else None
-    observer = BoardObserver(variant, calibration=calibration, corners_px=corners)
-    obs = observer.observe(image)
+    variant = _variant_for(args.variant, calibration)
+    if corners is None and calibration is None:
+        obs = observe_any_grid(image, variant, guess_grid=args.variant is None)
+    else:
+        obs = BoardObserver(variant, calibration=calibration, corners_px=corners).observe(image)
     if args.annotate:
         out = annotate(image, obs)
         if not cv2.imwrite(args.annotate, out):

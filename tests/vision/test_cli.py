@@ -11,10 +11,10 @@ from sim.scene import sample_position, sample_scene, sample_world
 from sim.world import TableSpec
 
 
-def _frame(tmp_path, seed=7):
+def _frame(tmp_path, seed=7, variant_name="brazilian"):
     rng = random.Random(seed)
-    spec = TableSpec()
-    variant = find_variant("brazilian")
+    variant = find_variant(variant_name)
+    spec = TableSpec(grid=variant.width)
     scene = sample_scene(rng, spec, tilt_max_deg=20, hand_probability=0, glare_probability=0,
                          hard_shadow_probability=0)
     board = sample_position(rng, variant, king_share=0.0)
@@ -69,3 +69,39 @@ def test_no_board_exits_2(tmp_path, capsys):
     cv2.imwrite(str(path), np.full((480, 640, 3), 128, np.uint8))
     assert main(["detect", str(path)]) == 2
     assert "no board" in capsys.readouterr().err
+
+
+def test_10x10_board_without_variant_is_read_as_10x10(tmp_path, capsys):
+    frame, path = _frame(tmp_path, seed=3, variant_name="international")
+    assert main(["detect", str(path), "--json"]) == 0
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert data["grid"] == 10 and len(data["squares"]) == 50
+    assert "10x10" in captured.err and "international" in captured.err
+    truth = {frame.placement.geometry.algebraic(sq): frame.placement.piece_at(sq)
+             for sq in frame.placement.squares}
+    wrong = [name for name, cell in data["squares"].items()
+             if (cell["piece"] == "empty") != (truth[name] is None)]
+    assert len(wrong) <= 2, wrong
+
+
+def test_10x10_board_with_8x8_variant_names_the_right_one(tmp_path, capsys):
+    _, path = _frame(tmp_path, seed=3, variant_name="international")
+    assert main(["detect", str(path), "--variant", "brazilian"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--variant international" in err[0]
+
+
+def test_calibration_for_another_grid_is_refused(tmp_path, capsys):
+    frame, path = _frame(tmp_path)
+    cal = tmp_path / "cal.json"
+    assert main(["calibrate", "board", str(path), "--corners", _corners(frame.corners_px),
+                 "--output", str(cal)]) == 0
+    capsys.readouterr()
+    assert main(["detect", str(path), "--calibration", str(cal),
+                 "--variant", "international"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "8x8" in err[0] and "10x10" in err[0]
+    # Without --variant the calibration's grid decides.
+    assert main(["detect", str(path), "--calibration", str(cal), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["grid"] == 8
