@@ -220,8 +220,9 @@ class DisplacementMeter:
 
     The camera cannot say whether a disc is exactly centred, but it can see that a disc that is
     still on its square *moved*: the grey levels on its top face change.  `compare` gives the
-    squares whose piece reads the same as in the reference still view but whose top face
-    changed; `set_reference` keeps a still view to compare later ones with.
+    squares whose piece reads the same colour as in the reference still view (a man misread once
+    as a king is the same disc) but whose top face changed; `set_reference` keeps a still view
+    to compare later ones with.
     """
 
     def __init__(self, man_points_px: np.ndarray, king_points_px: np.ndarray,
@@ -280,10 +281,18 @@ class DisplacementMeter:
         man, king = self._sample(self.grey(image_bgr))
         out = set()
         for sq, v in enumerate(obs.squares):
-            if not isinstance(v, Piece) or ref_squares[sq] != v:
+            ref = ref_squares[sq]
+            if not isinstance(v, Piece) or not isinstance(ref, Piece) or ref.color != v.color:
                 continue
-            a, b = (king, ref_king) if v.is_king else (man, ref_man)
-            if float(np.mean(np.abs(a[sq] - b[sq]))) > self.config.displaced_grey:
+            # A man read once as a king (or back) is still the same disc: compare the top
+            # face at both heights and call it moved only when both changed.
+            if v == ref:
+                a, b = (king, ref_king) if v.is_king else (man, ref_man)
+                change = float(np.mean(np.abs(a[sq] - b[sq])))
+            else:
+                change = min(float(np.mean(np.abs(man[sq] - ref_man[sq]))),
+                             float(np.mean(np.abs(king[sq] - ref_king[sq]))))
+            if change > self.config.displaced_grey:
                 out.add(sq)
         return frozenset(out)
 
