@@ -128,6 +128,29 @@ def _shade_range(piece_bgr: np.ndarray, board_bgr: np.ndarray) -> tuple[float, f
     return 0.45, 1.6
 
 
+def _chromaticity(bgr: np.ndarray, floor: float = 10.0) -> np.ndarray:
+    """Each channel's share of the brightness: what a shadow or a dimmer light leaves alone."""
+    x = bgr + floor
+    return x / x.sum(axis=-1, keepdims=True)
+
+
+def _own_board(patches_bgr: np.ndarray, dark_bgr: np.ndarray,
+               chroma_tol: float = 0.035) -> tuple[np.ndarray, np.ndarray]:
+    """Each square's bare colour as seen right beside it, in the image's own light.
+
+    Of the four corner patches, those with the chromaticity of the dark squares (any shade:
+    whatever shadow or light lies on the square lies on them too) show the bare square;
+    their mean is the square's own reference, no light model needed.  Returns the (S, 3)
+    references and whether each square has three such patches (a piece leaning over its
+    square hides at most two; else no reference).
+    """
+    d = np.linalg.norm(_chromaticity(patches_bgr) - _chromaticity(dark_bgr), axis=-1)  # (S, 4)
+    bare = d < chroma_tol
+    ok = bare.sum(axis=1) >= 3
+    ref = (patches_bgr * bare[..., None]).sum(axis=1) / np.maximum(bare.sum(axis=1), 1)[:, None]
+    return np.where(ok[:, None], ref, dark_bgr), ok
+
+
 class _FloatGather:
     """`g[idx]` gives the pixels at flat indices `idx` as float32 BGR."""
 
@@ -179,7 +202,24 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     spread = float(np.percentile(np.linalg.norm(ref_lab - dark_lab, axis=2), 50))
     threshold = max(cfg.occupied_spread * spread, cfg.occupied_contrast * contrast)
     not_board = np.linalg.norm(base_px - dark_lab, axis=2) > threshold
-    share = not_board.mean(axis=1)
+    # The light model is smooth; a shadow's sharp edge or clipped light squares can leave a
+    # bare square miscorrected.  A base pixel that matches the square's own bare corners in
+    # the raw image is board whatever the model says.
+    # (Its tolerance is set by how far the bare patches stray from their own reference.)
+    own_bgr, own_ok = _own_board(patches, dark_bgr)
+    own_lab = _to_lab(own_bgr)
+    own_spread = float(np.percentile(np.linalg.norm(
+        _to_lab(ref_px) - own_lab[:, None, :], axis=2)[own_ok], 50)) if own_ok.any() else 0.0
+    own_threshold = max(cfg.occupied_spread * own_spread, cfg.occupied_contrast * contrast)
+    # Only where the model visibly fails: it does not turn the square's own bare corners into
+    # the board's dark colour (elsewhere a weak piece-board contrast stays the model's call).
+    own_fixed = _to_lab(light.correct_all(own_bgr[:, None, :]))[:, 0]
+    model_off = np.linalg.norm(own_fixed - dark_lab, axis=1) > max(
+        0.5 * cfg.occupied_spread * spread, 0.5 * cfg.occupied_contrast * contrast)
+    own_board = (own_ok & model_off)[:, None] & (np.linalg.norm(
+        _to_lab(flat[s.base]) - own_lab[:, None, :], axis=2) <= own_threshold)
+    # (The veto decides occupancy only: a piece's colour and silhouette keep all its pixels.)
+    share = (not_board & ~own_board).mean(axis=1)
     occ = share > cfg.occupied_share
     occ_conf = _sigmoid(np.abs(share - cfg.occupied_share) / 0.08) * 2 - 1
     if occ.any():
@@ -234,7 +274,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         d_piece = np.min([_ray_distance(base_bgr_px, c, *_shade_range(c, dark_bgr))
                           for c in centres], axis=0)
         is_piece = d_piece < d_board
-        share2 = is_piece.mean(axis=1)
+        share2 = (is_piece & ~own_board).mean(axis=1)
         if trace is not None:
             trace["share2"] = share2
         occ = share2 > cfg.occupied_share
@@ -284,7 +324,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     if trace is not None:
         trace.update(light=light, dark_bgr=dark_bgr, light_bgr=light_bgr, share=share,
                      occ=occ, threshold=threshold, spread=spread, white_lab=white_lab,
-                     black_lab=black_lab, piece_lab=piece_lab, occluded=occluded)
+                     black_lab=black_lab, piece_lab=piece_lab, occluded=occluded,
+                     own_ok=own_ok, own_share=own_board.mean(axis=1))
     for i in range(n):
         if occluded[i]:
             labels[i] = OCCLUDED
