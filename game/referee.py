@@ -96,6 +96,8 @@ class Referee:
         self.must_play: frozenset[int] = frozenset()
         self._previous: list[Board] = []  # positions before each accepted move (take-backs)
         self._phantoms: dict[int, str] = {}  # square -> what it misreads as (colour, "empty")
+        # Phantoms of pieces that left while still read there: the displaced set they came from.
+        self._stayed_from: dict[int, frozenset[int]] = {}
         self._stuck_once = False
         self._hand_seen = False  # no hand yet: the board is as it was set up
         self._baseline_displaced: frozenset[int] = frozenset()
@@ -175,8 +177,11 @@ class Referee:
         """Judge a still board; returns the events it caused (also appended to `events`)."""
         for sq in obs.displaced & self._phantoms.keys():
             # Its picture changed while it read the same: something really stands there now
-            # (a piece put where glare read one), so its reading is trusted again.
-            del self._phantoms[sq]
+            # (a piece put where glare read one), so its reading is trusted again.  (Not the
+            # change that made it a phantom: a piece leaving, still read as there.)
+            if self._stayed_from.get(sq) != obs.displaced:
+                del self._phantoms[sq]
+                self._stayed_from.pop(sq, None)
         view = self._without_phantoms(View(*obs.masks(self.config.min_confidence)))
         known = view.known
         if self._last_read == (view, obs.displaced) and not self._timeout_due(obs.time_s):
@@ -256,12 +261,24 @@ class Referee:
             if self._timeout_due(obs.time_s):
                 return self._emit(self._finish_pending(obs))
             return out
-        phantom = self._find_phantom(view) if self._rereads < 2 else None
+        phantom = self._find_phantom(view, obs.displaced) if self._rereads < 2 else None
         if phantom is not None:
             sq, color = phantom
-            self._phantoms[sq] = color
             self._last_read = None
             name = self.board.square_name(sq)
+            if color.startswith("stay:"):
+                # The rules resolve it: a clean legal move left this square, whose picture
+                # changed as the piece went; the camera still reads a piece there (glare...).
+                self._phantoms[sq] = color
+                self._stayed_from[sq] = obs.displaced
+                # The still boards of this turn read it the same way: the piece had left.
+                m = self.board.geometry.mask_of[sq]
+                self._stable_views = [View(v.known, v.white & ~m, v.black & ~m)
+                                      for v in self._stable_views]
+                return self._noted(self._reread(obs),
+                                   f"{name} still reads a {color[5:]} piece after it was "
+                                   f"played away; ignored while it reads so")
+            self._phantoms[sq] = color
             if color.startswith("flip:"):
                 detail = (f"{name} reads a {color[5:]} piece where only a move of the other "
                           f"colour fits; read as that colour while it reads so")
@@ -303,7 +320,7 @@ class Referee:
         now gives a clean legal move (a piece of that colour has since landed there)."""
         raw = View(*obs.masks(self.config.min_confidence))
         for sq, color in self._phantoms.items():
-            if color not in ("white", "black"):
+            if color.removeprefix("stay:") not in ("white", "black"):
                 continue
             saved = self._phantoms
             self._phantoms = {s: c for s, c in saved.items() if s != sq}
@@ -326,15 +343,22 @@ class Referee:
                 continue
             if color.startswith("flip:") and now == color[5:]:
                 white, black = white ^ m, black ^ m  # the camera swaps this piece's colour
+            elif color.startswith("stay:") and now == color[5:]:
+                white, black = white & ~m, black & ~m  # the piece left: the square is empty
             elif now == color:
                 known, white, black = known & ~m, white & ~m, black & ~m
             else:
                 del self._phantoms[sq]
         return View(known, white, black)
 
-    def _find_phantom(self, view: View) -> tuple[int, str] | None:
+    def _find_phantom(self, view: View, displaced: frozenset[int] = frozenset(),
+                      ) -> tuple[int, str] | None:
         """The one square whose piece, if it were a misreading, would leave a board that a move
-        (or no move) explains."""
+        (or no move) explains.
+
+        Besides pieces that appeared, a piece still read where it stood is a candidate when its
+        picture changed (`displaced`) and a clean legal move leaves that square: the colour
+        is then "stay:<colour>"."""
         board = self.board
         g = board.geometry
         appeared = ((view.white & ~board.white) | (view.black & ~board.black)) & view.known
@@ -359,7 +383,24 @@ class Referee:
             if changes(board, v) == 0 or isinstance(verdict, Accept) or (
                     isinstance(verdict, Wait) and verdict.readings):
                 fits.append((sq, "white" if view.white & m else "black"))
-        return fits[0] if len(fits) == 1 else None
+        if len(fits) == 1:
+            return fits[0]
+        if fits:
+            return None
+        stayed = []
+        for sq in sorted(displaced):
+            m = g.mask_of[sq]
+            want = board.piece_at(sq)
+            seen_white = bool(view.white & m)
+            if (want is None or not view.known & m or not (view.white | view.black) & m
+                    or seen_white != (want.color is Color.WHITE)):
+                continue
+            v = View(view.known, view.white & ~m, view.black & ~m)  # read as empty
+            verdict = choose(explain(board, v), self._lift_times())
+            if isinstance(verdict, Accept) and verdict.reading.fault_count() == 0 and (
+                    sq == verdict.reading.from_square or sq in verdict.reading.captured):
+                stayed.append((sq, "stay:" + ("white" if seen_white else "black")))
+        return stayed[0] if len(stayed) == 1 else None
 
     def close(self, obs: Observation) -> list[RefereeEvent]:
         """The recording ends: a capture still waiting for its removal is closed as it stands."""

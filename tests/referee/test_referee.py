@@ -469,6 +469,36 @@ def test_a_square_that_reads_a_piece_not_there_is_ignored_while_it_does() -> Non
     assert len(run.ref.notes) == 1
 
 
+def test_a_piece_played_away_but_still_read_there_is_resolved_by_the_rules() -> None:
+    # c3xe5 takes d4 (Brazilian: the capture is compulsory).  After the move, glare on c3
+    # still reads a white piece there, but its picture changed (displaced).  Read as empty,
+    # c3 gives the one legal move, c3xe5, with d4 removed: the move, with a note, no
+    # irregularity.  A square whose picture did not change is not set aside (control).
+    fen = "W:Wc3,a1:Bd4,h8"
+    before = place("c3 a1", "d4 h8")
+    glare = moved(before, "c3", "e5", remove="d4")
+    glare.set_piece_at(sq("c3"), Piece.WHITE_MAN)
+    run = Run(fen)
+    run.still(before)
+    run.hand(before, occluded="c3")
+    run.hand(glare, occluded="d4")
+    run.still(glare, displaced="c3")
+    assert run.moves() == ["c3xe5"]
+    assert run.types() == ["move"]
+    assert "c3" in run.events[0].detail
+    assert run.ref.board.piece_at(sq("c3")) is None
+    # Later still boards that read the glare the same way report nothing new.
+    run.still(glare)
+    assert run.types() == ["move"]
+
+    control = Run(fen)
+    control.still(before)
+    control.hand(before, occluded="c3")
+    control.hand(glare, occluded="d4")
+    control.still(glare)  # same reading, but c3's picture did not change
+    assert control.moves() == []
+
+
 def test_slow_removal_is_not_called_while_it_goes_on() -> None:
     # c3xg7 takes d4 and f6; the player pauses 4 s before each removal (timeout 6 s): the
     # stillness is counted from the latest change, so no removal irregularity is called.
