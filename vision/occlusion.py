@@ -55,6 +55,10 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
     base_foreign = _foreign(base_lab, [dark_lab, *piece_labs], contrast,
                             cfg.foreign_contrast).mean(axis=1)
     # The probes sit where no piece reaches (see sampling): only the light colour belongs there.
+    # Lighter than it, in its hue, is more light (sun through a window, glare: what a smooth
+    # light model misses at a sharp edge), not a hand: only darkness and hue count.
+    probe_lab = probe_lab.copy()
+    probe_lab[..., 0] = np.minimum(probe_lab[..., 0], light_lab[0])
     light_foreign = _foreign(probe_lab, [light_lab], contrast,
                              cfg.foreign_contrast).mean(axis=1) > 0.5
     occluded = base_foreign > cfg.foreign_share
