@@ -221,8 +221,9 @@ class DisplacementMeter:
     The camera cannot say whether a disc is exactly centred, but it can see that a disc that is
     still on its square *moved*: the grey levels on its top face change.  `compare` gives the
     squares whose piece reads the same colour as in the reference still view (a man misread once
-    as a king is the same disc) but whose top face changed; `set_reference` keeps a still view
-    to compare later ones with.
+    as a king is the same disc) but whose top face changed, and the squares read empty in both
+    whose picture changed (something came that the classifier does not see: the referee then
+    tries the rules on it); `set_reference` keeps a still view to compare later ones with.
     """
 
     def __init__(self, man_points_px: np.ndarray, king_points_px: np.ndarray,
@@ -280,8 +281,15 @@ class DisplacementMeter:
         ref_man, ref_king, ref_squares = self._ref
         man, king = self._sample(self.grey(image_bgr))
         out = set()
+        colour = self.top_changes(image_bgr)
         for sq, v in enumerate(obs.squares):
             ref = ref_squares[sq]
+            if v is None and ref is None and colour is not None:
+                # Read empty before and now, but the picture changed: something came (a dark
+                # piece on a dark square that the classifier does not see).
+                if colour[sq] >= self.config.unchanged_colour:
+                    out.add(sq)
+                continue
             if not isinstance(v, Piece) or not isinstance(ref, Piece) or ref.color != v.color:
                 continue
             # A man read once as a king (or back) is still the same disc: compare the top
@@ -335,6 +343,7 @@ class ObservationStream:
         self._ref_squares: tuple[SquareView, ...] | None = None
         self._board_mask: np.ndarray | None = None
         self._last_motion_s = -1e9
+        self._lasting_ref: frozenset[int] = frozenset()  # lasting occlusion, last still view
 
     def invalidate(self) -> None:
         """Read the next image afresh: something changed the board that the motion meter may
@@ -369,6 +378,13 @@ class ObservationStream:
                 and time_s - self._last_motion_s >= self.config.still_occluded_s):
             lasting = obs.occluded
             obs = obs.replace(hand=False)
+        elif obs.occluded and not moving and not covered and obs.occluded <= self._unchanged(
+                self._lasting_ref, image_bgr):
+            # Read occluded at the last still view too, and the picture there has not changed
+            # since: the same misread square, not a hand; waiting for it again would hold
+            # back every move's reading by `still_occluded_s`.
+            lasting = obs.occluded
+            obs = obs.replace(hand=False)
         calm = not obs.hand and obs.occluded <= lasting
         if calm and self._foreign(obs, time_s, image_bgr):
             obs = obs.replace(hand=True)  # a still hand: something changed that no piece explains
@@ -381,6 +397,7 @@ class ObservationStream:
                 obs = obs.replace(displaced=self._displaced)
         stable = self.gate.push(obs, moving, lasting)
         if stable and not self._was_stable:
+            self._lasting_ref = lasting
             if meter is not None:
                 meter.set_reference(image_bgr, obs)
             self._ref_grey = self.motion.last_grey
@@ -389,6 +406,14 @@ class ObservationStream:
             self._displaced = frozenset()
         self._was_stable = stable
         return obs, stable
+
+    def _unchanged(self, squares: frozenset[int], image_bgr: np.ndarray) -> frozenset[int]:
+        """Those of `squares` whose picture has not changed since the last still view."""
+        meter = self.displacement
+        diff = meter.top_changes(image_bgr) if meter is not None and squares else None
+        if diff is None:
+            return frozenset()
+        return frozenset(sq for sq in squares if diff[sq] < self.config.unchanged_colour)
 
     def _keep_unchanged(self, image_bgr: np.ndarray, obs: Observation) -> Observation:
         """While a hand is about, a square whose picture has not changed since the last still
