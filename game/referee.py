@@ -215,6 +215,11 @@ class Referee:
                 del self._phantoms[landed]
                 self._last_read = None
                 return self._reread(obs)
+        if obs.displaced and self._rereads < 2 and not (
+                isinstance(verdict, Accept) and verdict.reading.fault_count() == 0):
+            changed = self._find_changed(view, obs.displaced)
+            if changed is not None:
+                return self._set_changed(changed, obs)
         appeared = ((view.white & ~self.board.white) | (view.black & ~self.board.black)) & known
         g = self.board.geometry
         if not self.record and not self._previous and not self._stuck_once \
@@ -261,24 +266,12 @@ class Referee:
             if self._timeout_due(obs.time_s):
                 return self._emit(self._finish_pending(obs))
             return out
-        phantom = self._find_phantom(view, obs.displaced) if self._rereads < 2 else None
+        phantom = self._find_phantom(view) if self._rereads < 2 else None
         if phantom is not None:
             sq, color = phantom
+            self._phantoms[sq] = color
             self._last_read = None
             name = self.board.square_name(sq)
-            if color.startswith("stay:"):
-                # The rules resolve it: a clean legal move left this square, whose picture
-                # changed as the piece went; the camera still reads a piece there (glare...).
-                self._phantoms[sq] = color
-                self._stayed_from[sq] = obs.displaced
-                # The still boards of this turn read it the same way: the piece had left.
-                m = self.board.geometry.mask_of[sq]
-                self._stable_views = [View(v.known, v.white & ~m, v.black & ~m)
-                                      for v in self._stable_views]
-                return self._noted(self._reread(obs),
-                                   f"{name} still reads a {color[5:]} piece after it was "
-                                   f"played away; ignored while it reads so")
-            self._phantoms[sq] = color
             if color.startswith("flip:"):
                 detail = (f"{name} reads a {color[5:]} piece where only a move of the other "
                           f"colour fits; read as that colour while it reads so")
@@ -293,6 +286,25 @@ class Referee:
             # (the square is then judged without its reading: see `_without_phantoms`)
             return self._emit([event]) + self._reread(obs)
         return self._emit(self._unreadable(view, readings, obs))
+
+    def _set_changed(self, changed: tuple[int, str], obs: Observation) -> list[RefereeEvent]:
+        """Judge `obs` again with the square `_find_changed` gave read the other way; the move
+        carries a note about the camera (no event: the rules resolved it)."""
+        sq, color = changed
+        self._last_read = None
+        self._phantoms[sq] = color
+        self._stayed_from[sq] = obs.displaced
+        m = self.board.geometry.mask_of[sq]
+        if color.startswith("stay:"):
+            # The still boards of this turn read it the same way: the piece had left.
+            self._stable_views = [View(v.known, v.white & ~m, v.black & ~m)
+                                  for v in self._stable_views]
+            note = f"{self.board.square_name(sq)} still reads a {color[5:]} piece after it " \
+                   f"was played away; taken as empty while it reads so"
+        else:
+            note = f"{self.board.square_name(sq)} reads empty though a {color[5:]} piece was " \
+                   f"played there; taken as that piece while it reads so"
+        return self._noted(self._reread(obs), note)
 
     def _reread(self, obs: Observation) -> list[RefereeEvent]:
         """Read `obs` again after setting a misread square aside (or trusting it again); each
@@ -321,7 +333,7 @@ class Referee:
         raw = View(*obs.masks(self.config.min_confidence))
         for sq, color in self._phantoms.items():
             if color.removeprefix("stay:") not in ("white", "black"):
-                continue
+                continue  # (a piece the camera does not see cannot have landed where it reads)
             saved = self._phantoms
             self._phantoms = {s: c for s, c in saved.items() if s != sq}
             view = self._without_phantoms(raw)
@@ -345,20 +357,19 @@ class Referee:
                 white, black = white ^ m, black ^ m  # the camera swaps this piece's colour
             elif color.startswith("stay:") and now == color[5:]:
                 white, black = white & ~m, black & ~m  # the piece left: the square is empty
+            elif color == "land:white" and now == "empty":
+                white |= m  # a piece landed that the camera does not see
+            elif color == "land:black" and now == "empty":
+                black |= m
             elif now == color:
                 known, white, black = known & ~m, white & ~m, black & ~m
             else:
                 del self._phantoms[sq]
         return View(known, white, black)
 
-    def _find_phantom(self, view: View, displaced: frozenset[int] = frozenset(),
-                      ) -> tuple[int, str] | None:
+    def _find_phantom(self, view: View) -> tuple[int, str] | None:
         """The one square whose piece, if it were a misreading, would leave a board that a move
-        (or no move) explains.
-
-        Besides pieces that appeared, a piece still read where it stood is a candidate when its
-        picture changed (`displaced`) and a clean legal move leaves that square: the colour
-        is then "stay:<colour>"."""
+        (or no move) explains."""
         board = self.board
         g = board.geometry
         appeared = ((view.white & ~board.white) | (view.black & ~board.black)) & view.known
@@ -383,10 +394,18 @@ class Referee:
             if changes(board, v) == 0 or isinstance(verdict, Accept) or (
                     isinstance(verdict, Wait) and verdict.readings):
                 fits.append((sq, "white" if view.white & m else "black"))
-        if len(fits) == 1:
-            return fits[0]
-        if fits:
-            return None
+        return fits[0] if len(fits) == 1 else None
+
+    def _find_changed(self, view: View, displaced: frozenset[int]) -> tuple[int, str] | None:
+        """The one square whose picture changed while its reading did not (`displaced`), whose
+        reading, if it were wrong, would leave a clean legal move through it.
+
+        A piece still read where it stood, when a clean legal move leaves that square (glare
+        where the piece was): "stay:<colour>".  A square still read empty, when a clean legal
+        move of the side to move ends there (a dark piece on a dark square): "land:<colour>".
+        """
+        board = self.board
+        g = board.geometry
         stayed = []
         for sq in sorted(displaced):
             m = g.mask_of[sq]
@@ -400,6 +419,20 @@ class Referee:
             if isinstance(verdict, Accept) and verdict.reading.fault_count() == 0 and (
                     sq == verdict.reading.from_square or sq in verdict.reading.captured):
                 stayed.append((sq, "stay:" + ("white" if seen_white else "black")))
+        # A piece arrived where the camera still reads empty, but the picture changed: read
+        # as the mover's piece, a clean legal move ends there.
+        mover = board.turn
+        for sq in sorted(displaced):
+            m = g.mask_of[sq]
+            if (board.piece_at(sq) is not None or not view.known & m
+                    or (view.white | view.black) & m):
+                continue
+            v = (View(view.known, view.white | m, view.black) if mover is Color.WHITE
+                 else View(view.known, view.white, view.black | m))
+            verdict = choose(explain(board, v), self._lift_times())
+            if isinstance(verdict, Accept) and verdict.reading.fault_count() == 0 \
+                    and sq == verdict.reading.to_square:
+                stayed.append((sq, "land:" + mover.value))
         return stayed[0] if len(stayed) == 1 else None
 
     def close(self, obs: Observation) -> list[RefereeEvent]:

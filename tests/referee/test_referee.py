@@ -499,6 +499,32 @@ def test_a_piece_played_away_but_still_read_there_is_resolved_by_the_rules() -> 
     assert control.moves() == []
 
 
+def test_a_piece_played_where_the_camera_reads_empty_is_resolved_by_the_rules() -> None:
+    # Black plays c7-d6 (a man's step forward; no capture anywhere).  A dark piece on a dark
+    # square: d6 still reads empty, but its picture changed (displaced).  Read as Black's
+    # piece, d6 gives the one legal move c7-d6: the move, with a note, no irregularity.
+    fen = "B:Wa1,c1:Bc7,h8"
+    before = place("a1 c1", "c7 h8")
+    unseen = without(before, "c7")  # c7 left; d6 not seen
+    run = Run(fen)
+    run.still(before)
+    run.hand(before, occluded="c7")
+    run.hand(unseen, occluded="d6")
+    run.still(unseen, displaced="d6")
+    assert run.moves() == ["c7-d6"]
+    assert run.types() == ["move"]
+    assert "d6" in run.events[0].detail
+    assert run.ref.board.piece_at(sq("d6")) is Piece.BLACK_MAN
+    run.still(unseen)  # it keeps reading empty: nothing new
+    assert run.types() == ["move"]
+
+    control = Run(fen)  # the picture did not change: only a piece taken off, keep waiting
+    control.still(before)
+    control.hand(before, occluded="c7")
+    control.still(unseen)
+    assert control.moves() == []
+
+
 def test_slow_removal_is_not_called_while_it_goes_on() -> None:
     # c3xg7 takes d4 and f6; the player pauses 4 s before each removal (timeout 6 s): the
     # stillness is counted from the latest change, so no removal irregularity is called.
