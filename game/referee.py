@@ -215,7 +215,8 @@ class Referee:
                 del self._phantoms[landed]
                 self._last_read = None
                 return self._reread(obs)
-        if obs.displaced and self._rereads < 2 and not (
+        g_all = self.board.geometry.mask(tuple(range(self.board.geometry.squares)))
+        if (obs.displaced or known != g_all) and self._rereads < 2 and not (
                 isinstance(verdict, Accept) and verdict.reading.fault_count() == 0):
             changed = self._find_changed(view, obs.displaced)
             if changed is not None:
@@ -295,7 +296,10 @@ class Referee:
         self._phantoms[sq] = color
         self._stayed_from[sq] = obs.displaced
         m = self.board.geometry.mask_of[sq]
-        if color.startswith("stay:"):
+        if color == "gone":
+            note = f"{self.board.square_name(sq)} cannot be read; taken as empty (the move " \
+                   f"left it) while it reads so"
+        elif color.startswith("stay:"):
             # The still boards of this turn read it the same way: the piece had left.
             self._stable_views = [View(v.known, v.white & ~m, v.black & ~m)
                                   for v in self._stable_views]
@@ -350,6 +354,12 @@ class Referee:
         known, white, black = view.known, view.white, view.black
         for sq, color in list(self._phantoms.items()):
             m = g.mask_of[sq]
+            if color == "gone":
+                if known & m:
+                    del self._phantoms[sq]  # read again: the reading is trusted
+                else:
+                    known |= m  # unreadable, and a move took its piece away: empty
+                continue
             now = "white" if white & m else "black" if black & m else "empty"
             if not known & m:
                 continue
@@ -397,8 +407,9 @@ class Referee:
         return fits[0] if len(fits) == 1 else None
 
     def _find_changed(self, view: View, displaced: frozenset[int]) -> tuple[int, str] | None:
-        """The one square whose picture changed while its reading did not (`displaced`), whose
-        reading, if it were wrong, would leave a clean legal move through it.
+        """The one square whose picture changed while its reading did not (`displaced`), or that
+        cannot be read, whose reading, if it were wrong, would leave a clean legal move through
+        it ("gone": unreadable, its piece left).
 
         A piece still read where it stood, when a clean legal move leaves that square (glare
         where the piece was): "stay:<colour>".  A square still read empty, when a clean legal
@@ -433,6 +444,19 @@ class Referee:
             if isinstance(verdict, Accept) and verdict.reading.fault_count() == 0 \
                     and sq == verdict.reading.to_square:
                 stayed.append((sq, "land:" + mover.value))
+        # A square the camera cannot read on this still board (a lasting misreading, glare
+        # washing it out) whose piece, if it had left, gives a clean legal move from it.
+        unknown = g.squares_of(g.mask(tuple(range(g.squares))) & ~view.known)
+        if len(unknown) <= 2:
+            for sq in unknown:
+                m = g.mask_of[sq]
+                if board.piece_at(sq) is None:
+                    continue
+                v = View(view.known | m, view.white & ~m, view.black & ~m)
+                verdict = choose(explain(board, v), self._lift_times())
+                if isinstance(verdict, Accept) and verdict.reading.fault_count() == 0 and (
+                        sq == verdict.reading.from_square or sq in verdict.reading.captured):
+                    stayed.append((sq, "gone"))
         return stayed[0] if len(stayed) == 1 else None
 
     def close(self, obs: Observation) -> list[RefereeEvent]:

@@ -54,7 +54,7 @@ class GateConfig:
     # A square the pipeline calls occluded while nothing has moved for this long is unknown,
     # not a hand: a hand comes and goes, a misread square on a still image stays (it must not
     # keep the whole board from being read).
-    still_occluded_s: float = 1.0
+    still_occluded_s: float = 0.5
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GateConfig:

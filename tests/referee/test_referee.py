@@ -525,6 +525,29 @@ def test_a_piece_played_where_the_camera_reads_empty_is_resolved_by_the_rules() 
     assert control.moves() == []
 
 
+def test_a_square_left_unreadable_by_the_move_is_resolved_by_the_rules() -> None:
+    # Black plays a7-b6.  Glare washes a7 out once the piece has gone: it reads occluded on
+    # the still board.  Taking a7 as empty gives the one legal move a7-b6: the move, with a
+    # note.  Control: if b6 shows nothing new, an unreadable a7 alone is no move.
+    fen = "B:Wa1,c1:Ba7,h8"
+    before = place("a1 c1", "a7 h8")
+    after = moved(before, "a7", "b6")
+    run = Run(fen)
+    run.still(before)
+    run.hand(before, occluded="a7")
+    for _ in range(3):
+        run.events += run.ref.observe(run.clock.obs(after, occluded="a7"), True)
+    assert run.moves() == ["a7-b6"]
+    assert run.types() == ["move"]
+    assert "a7" in run.events[0].detail
+
+    control = Run(fen)
+    control.still(before)
+    for _ in range(3):
+        control.events += control.ref.observe(control.clock.obs(before, occluded="a7"), True)
+    assert control.moves() == []
+
+
 def test_slow_removal_is_not_called_while_it_goes_on() -> None:
     # c3xg7 takes d4 and f6; the player pauses 4 s before each removal (timeout 6 s): the
     # stillness is counted from the latest change, so no removal irregularity is called.
