@@ -215,10 +215,11 @@ class Referee:
                 del self._phantoms[landed]
                 self._last_read = None
                 return self._reread(obs)
-        g_all = self.board.geometry.mask(tuple(range(self.board.geometry.squares)))
-        if (obs.displaced or known != g_all) and self._rereads < 2 and not (
+        if (obs.displaced or obs.occluded) and self._rereads < 2 and not (
                 isinstance(verdict, Accept) and verdict.reading.fault_count() == 0):
-            changed = self._find_changed(view, obs.displaced)
+            # (Occluded squares on a still board are lasting misreadings, not a hand: the
+            # stream waits hands out.  A square merely read with low confidence is waited for.)
+            changed = self._find_changed(view, obs.displaced, obs.occluded)
             if changed is not None:
                 return self._set_changed(changed, obs)
         appeared = ((view.white & ~self.board.white) | (view.black & ~self.board.black)) & known
@@ -299,6 +300,9 @@ class Referee:
         if color == "gone":
             note = f"{self.board.square_name(sq)} cannot be read; taken as empty (the move " \
                    f"left it) while it reads so"
+        elif color.startswith("arrive:"):
+            note = f"{self.board.square_name(sq)} cannot be read; taken as the {color[7:]} " \
+                   f"piece the move brought there while it reads so"
         elif color.startswith("stay:"):
             # The still boards of this turn read it the same way: the piece had left.
             self._stable_views = [View(v.known, v.white & ~m, v.black & ~m)
@@ -354,11 +358,15 @@ class Referee:
         known, white, black = view.known, view.white, view.black
         for sq, color in list(self._phantoms.items()):
             m = g.mask_of[sq]
-            if color == "gone":
+            if color == "gone" or color.startswith("arrive:"):
                 if known & m:
                     del self._phantoms[sq]  # read again: the reading is trusted
                 else:
-                    known |= m  # unreadable, and a move took its piece away: empty
+                    known |= m  # unreadable: empty (a move left it) or the piece that came
+                    if color == "arrive:white":
+                        white |= m
+                    elif color == "arrive:black":
+                        black |= m
                 continue
             now = "white" if white & m else "black" if black & m else "empty"
             if not known & m:
@@ -406,10 +414,12 @@ class Referee:
                 fits.append((sq, "white" if view.white & m else "black"))
         return fits[0] if len(fits) == 1 else None
 
-    def _find_changed(self, view: View, displaced: frozenset[int]) -> tuple[int, str] | None:
+    def _find_changed(self, view: View, displaced: frozenset[int],
+                      lasting: frozenset[int] = frozenset()) -> tuple[int, str] | None:
         """The one square whose picture changed while its reading did not (`displaced`), or that
         cannot be read, whose reading, if it were wrong, would leave a clean legal move through
-        it ("gone": unreadable, its piece left).
+        it ("gone": unreadable, its piece left; "arrive:<colour>": unreadable, the mover's
+        piece came, the move judged as usual).
 
         A piece still read where it stood, when a clean legal move leaves that square (glare
         where the piece was): "stay:<colour>".  A square still read empty, when a clean legal
@@ -444,9 +454,11 @@ class Referee:
             if isinstance(verdict, Accept) and verdict.reading.fault_count() == 0 \
                     and sq == verdict.reading.to_square:
                 stayed.append((sq, "land:" + mover.value))
-        # A square the camera cannot read on this still board (a lasting misreading, glare
-        # washing it out) whose piece, if it had left, gives a clean legal move from it.
-        unknown = g.squares_of(g.mask(tuple(range(g.squares))) & ~view.known)
+        # A square the camera cannot read on this still board (`lasting`: a lasting
+        # misreading, glare washing it out) whose piece, if it had left, gives a clean legal
+        # move from it.
+        unknown = [sq for sq in g.squares_of(g.mask(tuple(range(g.squares))) & ~view.known)
+                   if sq in lasting]
         if len(unknown) <= 2:
             for sq in unknown:
                 m = g.mask_of[sq]
@@ -457,6 +469,17 @@ class Referee:
                 if isinstance(verdict, Accept) and verdict.reading.fault_count() == 0 and (
                         sq == verdict.reading.from_square or sq in verdict.reading.captured):
                     stayed.append((sq, "gone"))
+            # ... or, empty before, a piece of the side to move came to it: the move ends
+            # there (its irregularities, if any, are the rules' to call as usual).
+            for sq in unknown:
+                m = g.mask_of[sq]
+                if board.piece_at(sq) is not None:
+                    continue
+                v = (View(view.known | m, view.white | m, view.black) if mover is Color.WHITE
+                     else View(view.known | m, view.white, view.black | m))
+                verdict = choose(explain(board, v), self._lift_times())
+                if isinstance(verdict, Accept) and sq == verdict.reading.to_square:
+                    stayed.append((sq, "arrive:" + mover.value))
         return stayed[0] if len(stayed) == 1 else None
 
     def close(self, obs: Observation) -> list[RefereeEvent]:

@@ -548,6 +548,24 @@ def test_a_square_left_unreadable_by_the_move_is_resolved_by_the_rules() -> None
     assert control.moves() == []
 
 
+def test_a_move_onto_an_unreadable_square_is_judged_as_usual() -> None:
+    # White plays a1-b2 and (irregularly) takes its own man off d4; b2 reads occluded on the
+    # still board (the camera cannot read it).  Taking b2 as the white piece that came, the
+    # rules give a1-b2 with its own-piece removal called, as if b2 had been read.
+    fen = "W:Wa1,d4:Bh8,f8"
+    before = place("a1 d4", "h8 f8")
+    after = moved(before, "a1", "b2", remove="d4")
+    run = Run(fen)
+    run.still(before)
+    run.hand(before, occluded="a1")
+    for _ in range(3):
+        run.events += run.ref.observe(run.clock.obs(after, occluded="b2"), True)
+    assert run.moves() == ["a1-b2"]
+    removal = [e for e in run.events if e.type is EventType.REMOVAL]
+    assert [names(e.squares) for e in removal] == [{"d4"}]
+    assert run.ref.board.piece_at(sq("b2")) is Piece.WHITE_MAN
+
+
 def test_slow_removal_is_not_called_while_it_goes_on() -> None:
     # c3xg7 takes d4 and f6; the player pauses 4 s before each removal (timeout 6 s): the
     # stillness is counted from the latest change, so no removal irregularity is called.

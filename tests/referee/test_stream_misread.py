@@ -3,7 +3,7 @@ frames: the simulated world is the ground truth (a quiet move c3-d4, no hand in 
 
 A square read occluded on a still image is waited out once (`still_occluded_s`); when it was
 read so at the last still view too and its picture has not changed, the next move is read as
-soon as the board is still again, not a second later.
+soon as the board is still again, not `still_occluded_s` later.
 """
 
 from __future__ import annotations
