@@ -294,10 +294,16 @@ class Referee:
         carries a note about the camera (no event: the rules resolved it)."""
         sq, color = changed
         self._last_read = None
+        unseen = self._phantoms.get(sq, "").startswith("land:") and color.startswith("stay:")
         self._phantoms[sq] = color
         self._stayed_from[sq] = obs.displaced
         m = self.board.geometry.mask_of[sq]
-        if color == "gone":
+        if unseen:
+            # The piece the camera never saw there has gone: the square reads empty, as it is.
+            del self._phantoms[sq]
+            self._stayed_from.pop(sq, None)
+            note = f"{self.board.square_name(sq)}: the piece the camera did not see there left"
+        elif color == "gone":
             note = f"{self.board.square_name(sq)} cannot be read; taken as empty (the move " \
                    f"left it) while it reads so"
         elif color.startswith("arrive:"):
@@ -441,7 +447,7 @@ class Referee:
                     sq == verdict.reading.from_square or sq in verdict.reading.captured):
                 stayed.append((sq, "stay:" + ("white" if seen_white else "black")))
         # A piece arrived where the camera still reads empty, but the picture changed: read
-        # as the mover's piece, a clean legal move ends there.
+        # as the mover's piece, the one move the rules accept ends there.
         mover = board.turn
         for sq in sorted(displaced):
             m = g.mask_of[sq]
@@ -451,8 +457,8 @@ class Referee:
             v = (View(view.known, view.white | m, view.black) if mover is Color.WHITE
                  else View(view.known, view.white, view.black | m))
             verdict = choose(explain(board, v), self._lift_times())
-            if isinstance(verdict, Accept) and verdict.reading.fault_count() == 0 \
-                    and sq == verdict.reading.to_square:
+            # (Its irregularities, if any, are the rules' to call as if it had been seen.)
+            if isinstance(verdict, Accept) and sq == verdict.reading.to_square:
                 stayed.append((sq, "land:" + mover.value))
         # A square the camera cannot read on this still board (`lasting`: a lasting
         # misreading, glare washing it out) whose piece, if it had left, gives a clean legal
