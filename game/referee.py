@@ -16,6 +16,13 @@ until the removal is complete (or until the next player moves, or `removal_timeo
 stillness, when the removal is called incomplete).  A board that fits no move, or several
 equally, is reported as `unreadable` with the squares that disagree, and the referee waits.
 
+Before that, the rules get one try at what the camera cannot tell: a square whose picture
+changed while its reading did not (`displaced`: glare read as the piece that left, a dark piece
+on a dark square read empty), or that stays occluded on a still board, is read the other way
+when that alone gives the one move the rules accept through it.  The move then carries a note
+about the camera, and the square is taken so while it reads so (like a square that read a
+piece no move put there, see `_without_phantoms`).
+
 What follows an irregularity depends on the policy (`referee_events.Policy`): under INSIST the
 move is not accepted and `restore` lists what to put back; under ACCEPT and RECORD the game goes
 on from the position as it stands and the scorer's record gets a comment.
