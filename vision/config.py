@@ -27,9 +27,13 @@ class KingConfig:
     step_px: float = 2.0  # sample spacing on the lines
     margin_sq: float = 0.12  # the lines reach this far beyond the largest silhouette
     radius_range: tuple[float, float] = (0.8, 1.2)  # of the configured radius: sets differ
+    # Widths tried across the view, over that range.  A 2 % error in the set's radius moves a
+    # piece's preference by about a fifth: 17 steps (2.5 % apart) left most sets' radius to
+    # the prior below.
+    width_steps: int = 33
     # The set's radius is then refined between these shares of its measured width (n steps).
     radius_fit: tuple[float, float, int] = (0.9, 1.04, 8)
-    radius_prior: float = 0.97  # the usual share (the widest of three lines overshoots)
+    radius_prior: float = 0.96  # the usual share (the widest of three lines overshoots)
     radius_free: float = 0.025  # free around it; beyond, each 0.02 costs the weight below
     radius_prior_weight: float = 0.3
     # Brightness factors a colour may take and still be the board's (dimmed in a shadow) or

@@ -277,7 +277,7 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
 
     r0 = cfg.pieces.radius_sq
     lo, hi = kc.radius_range
-    widths = 2 * r0 * np.linspace(lo, hi, 17)
+    widths = 2 * r0 * np.linspace(lo, hi, kc.width_steps)
     w, c = fit_width(p_across.reshape(-1, p_across.shape[2]), ks.step_sq, float(ks.u[0]),
                      cfg.max_offset_sq, widths)
     w = w.reshape(n_p, -1)
