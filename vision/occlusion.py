@@ -26,6 +26,24 @@ def _foreign(lab: np.ndarray, known: list[np.ndarray], contrast: float,
     return d / contrast > threshold
 
 
+def _lit_piece(lab: np.ndarray, piece_labs: list[np.ndarray], hue_deg: float = 15.0,
+               min_chroma: float = 12.0) -> np.ndarray:
+    """Pixels (..., 3) that are a piece set's colour under more light: at least as light, at
+    least as saturated, the same hue (a coloured set only: grey has no hue to keep)."""
+    out = np.zeros(lab.shape[:-1], bool)
+    ab = lab[..., 1:] - 128.0
+    chroma = np.linalg.norm(ab, axis=-1)
+    for k in piece_labs:
+        kab = k[1:] - 128.0
+        kc = float(np.linalg.norm(kab))
+        if kc < min_chroma:
+            continue
+        cos = (ab @ kab) / np.maximum(chroma * kc, 1e-6)
+        out |= ((lab[..., 0] >= k[0]) & (chroma >= 0.8 * kc)
+                & (cos >= np.cos(np.radians(hue_deg))))
+    return out
+
+
 def corner_visible(flat: np.ndarray, s: SquareSamples, contrast: float,
                    cfg: VisionConfig, light: LocalLight) -> np.ndarray:
     """Per interior grid corner: is the checker pattern there (some dark quadrant differs from
@@ -52,13 +70,20 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
 
     `base_lab` (S, P, 3) and `probe_lab` (L, Q, 3) are light-corrected Lab samples.
     """
-    base_foreign = _foreign(base_lab, [dark_lab, *piece_labs], contrast,
-                            cfg.foreign_contrast).mean(axis=1)
+    foreign_px = _foreign(base_lab, [dark_lab, *piece_labs], contrast, cfg.foreign_contrast)
     # The probes sit where no piece reaches (see sampling): only the light colour belongs there.
     # Lighter than it, in its hue, is more light (sun through a window, glare: what a smooth
     # light model misses at a sharp edge), not a hand: only darkness and hue count.
+    lit_probe = np.median(probe_lab[..., 0], axis=1) > light_lab[0] + 0.25 * contrast
     probe_lab = probe_lab.copy()
     probe_lab[..., 0] = np.minimum(probe_lab[..., 0], light_lab[0])
+    # In such a patch of extra light a piece is lighter and more saturated than its set,
+    # in the set's hue: not foreign either (hands bring no light of their own).
+    lit = np.array([bool(nb) and np.mean([lit_probe[j] for j in nb]) >= 0.5
+                    for nb in s.light_neighbours])
+    if lit.any():
+        foreign_px[lit] &= ~_lit_piece(base_lab[lit], piece_labs)
+    base_foreign = foreign_px.mean(axis=1)
     light_foreign = _foreign(probe_lab, [light_lab], contrast,
                              cfg.foreign_contrast).mean(axis=1) > 0.5
     occluded = base_foreign > cfg.foreign_share
