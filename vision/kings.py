@@ -268,8 +268,9 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     piece = piece_bgr.astype(np.float32)
     p = piece_likeness(cols, piece, per, board, kind, kc.board_shade, kc.piece_shade)
     # A specular spot (lighter than both the piece and the board, nearly grey) says nothing.
-    lum = cols.sum(axis=1) / 3.0
-    chroma = cols.max(axis=1) - cols.min(axis=1)
+    c0, c1, c2 = cols.T  # (column by column: numpy reduces a length-3 axis slowly)
+    lum = (c0 + c1 + c2) / 3.0
+    chroma = np.maximum(np.maximum(c0, c1), c2) - np.minimum(np.minimum(c0, c1), c2)
     brighter = np.maximum(piece.mean(axis=1)[per], board.mean(axis=1)[kind]) + kc.spot_delta
     p[(lum > brighter) & (chroma < 0.35 * lum)] = 0.0
     p_along = p[:n_p * n_along].reshape(along.shape[:3])

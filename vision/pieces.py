@@ -151,6 +151,20 @@ def _own_board(patches_bgr: np.ndarray, dark_bgr: np.ndarray,
     return np.where(ok[:, None], ref, dark_bgr), ok
 
 
+def _blurred(image: np.ndarray, roi: tuple[int, int, int, int], size_px: int) -> np.ndarray:
+    """The image box-blurred over `roi` (x0, y0, x1, y1), the only part the samples read
+    (blurring a whole 1280x720 frame costs more than everything else one square needs).
+    Outside it the result is undefined."""
+    if size_px <= 1:
+        return image
+    x0, y0, x1, y1 = roi
+    if x1 <= x0 or y1 <= y0:
+        return cv2.blur(image, (size_px, size_px))
+    out = np.empty_like(image)
+    out[y0:y1, x0:x1] = cv2.blur(image[y0:y1, x0:x1], (size_px, size_px))
+    return out
+
+
 class _FloatGather:
     """`g[idx]` gives the pixels at flat indices `idx` as float32 BGR."""
 
@@ -166,9 +180,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
              ) -> SquareVerdicts:
     """Labels of every playable square; `trace`, when given, receives the intermediate values
     (for bench/vision_eval.py's diagnostics)."""
-    img = image_bgr
-    if cfg.blur_px > 1:
-        img = cv2.blur(img, (cfg.blur_px, cfg.blur_px))
+    img = _blurred(image_bgr, s.roi, cfg.blur_px)
     # Read only the sampled pixels as floats (converting the whole frame costs milliseconds).
     flat = _FloatGather(img.reshape(-1, 3))
 

@@ -43,6 +43,9 @@ class SquareSamples:
     square_px: float  # typical side of a square in pixels
     kings: KingSamples  # where the king stage looks (vision.king_samples)
     light_plan: LightPlan  # where the bare-board references are (see vision.light)
+    # (x0, y0, x1, y1): the part of the image any of the above reads, with a margin for the
+    # blur; a frame is blurred only there.
+    roi: tuple[int, int, int, int] = (0, 0, 0, 0)
 
 
 def _disc(radius: float, rings: int = 3) -> np.ndarray:
@@ -160,9 +163,23 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
               if (f + df, r + dr) in light_index]
         neighbours.append(tuple(nb))
 
-    return SquareSamples(n, image_size, tuple(geo_playable), tuple(light),
-                         _flat_index(base_px, image_size),
-                         _flat_index(ref_px, image_size), frame_idx,
-                         _flat_index(probe_px, image_size), tuple(neighbours), corner_dark,
-                         corner_light, square_corners, side_px,
-                         build_king_samples(pose, side_px, cfg), light_plan)
+    base_idx, ref_idx = _flat_index(base_px, image_size), _flat_index(ref_px, image_size)
+    probe_idx = _flat_index(probe_px, image_size)
+    kings = build_king_samples(pose, side_px, cfg)
+    flat = np.concatenate([a.ravel() for a in (base_idx, ref_idx, frame_idx, probe_idx,
+                                               corner_dark, corner_light)])
+    xy = np.vstack([np.column_stack([flat % image_size[0], flat // image_size[0]]),
+                    kings.along_xy.reshape(-1, 2), kings.across_xy.reshape(-1, 2)])
+    roi = _region(xy, image_size, margin_px=cfg.blur_px + 2)
+    return SquareSamples(n, image_size, tuple(geo_playable), tuple(light), base_idx, ref_idx,
+                         frame_idx, probe_idx, tuple(neighbours), corner_dark, corner_light,
+                         square_corners, side_px, kings, light_plan, roi)
+
+
+def _region(xy: np.ndarray, image_size: tuple[int, int], margin_px: int,
+            ) -> tuple[int, int, int, int]:
+    """(x0, y0, x1, y1), x1 and y1 exclusive: the pixels around points xy (N, 2), in the image."""
+    w, h = image_size
+    x0, y0 = np.floor(np.nanmin(xy, axis=0)).astype(int) - margin_px
+    x1, y1 = np.ceil(np.nanmax(xy, axis=0)).astype(int) + margin_px + 1
+    return max(0, int(x0)), max(0, int(y0)), min(w, int(x1)), min(h, int(y1))
