@@ -90,19 +90,29 @@ def _at(cum: np.ndarray, pos: np.ndarray) -> np.ndarray:
     f = (x - i).astype(np.float32)
     base = (np.arange(rows) * width).reshape((rows,) + (1,) * (pos.ndim - 1))
     flat = cum.reshape(-1)
-    lo = flat[base + i]
-    hi = flat[base + i + 1]
-    return lo + f * (hi - lo)
+    j = base + i
+    lo = flat[j]
+    j += 1
+    return lo + f * (flat[j] - lo)
+
+
+def _at_columns(cum: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """`_at` for positions pos (K,) shared by every row: (R, K)."""
+    x = np.clip(pos, 0.0, cum.shape[1] - 1.000001)
+    i = x.astype(np.int64)
+    f = (x - i).astype(np.float32)
+    lo = cum[:, i]
+    return lo + f * (cum[:, i + 1] - lo)
 
 
 def interval_scores(cum: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Sum inside [start, end) minus sum outside, for prefix sums cum (R x (T+1)).
 
-    `start` and `end` are fractional sample boundaries (R x ...); an empty interval scores
-    minus the whole line.
+    `start` and `end` are fractional sample boundaries (R x ...; `start` may broadcast against
+    `end`, and is read only at its own size); an empty interval scores minus the whole line.
     """
-    total = cum[:, -1].reshape((cum.shape[0],) + (1,) * (start.ndim - 1))
-    inside = _at(cum, end) - _at(cum, np.minimum(start, end))
+    total = cum[:, -1].reshape((cum.shape[0],) + (1,) * (end.ndim - 1))
+    inside = np.where(end >= start, _at(cum, end) - _at(cum, start), 0.0)
     return 2.0 * inside - total
 
 
@@ -117,10 +127,10 @@ def fit_width(p: np.ndarray, step: float, u0: float, max_shift: float, widths: n
     centres = np.linspace(-max_shift, max_shift, 13)
     lo = (centres[:, None] - widths[None, :] / 2 - u0) / step + 0.5
     hi = (centres[:, None] + widths[None, :] / 2 - u0) / step + 0.5
-    rows = len(p)
-    score = interval_scores(cum, np.broadcast_to(lo, (rows,) + lo.shape),
-                            np.broadcast_to(hi, (rows,) + hi.shape))
-    best = np.argmax(score.reshape(rows, -1), axis=1)
+    # Every line tries the same intervals: read the prefix sums column-wise, once per interval
+    # (the sum outside is the line's total minus the sum inside, the same for all).
+    inside = _at_columns(cum, hi.ravel()) - _at_columns(cum, np.minimum(lo, hi).ravel())
+    best = np.argmax(inside, axis=1)
     ci, wi = np.unravel_index(best, lo.shape)
     return widths[wi], centres[ci]
 
@@ -149,12 +159,11 @@ def height_scores(p: np.ndarray, step: float, t0: float, b: np.ndarray, radius: 
     start = o[None, None, None, :, None] - chord[:, None, :, None, :]  # (P, 1, G, O, J)
     end = (o[None, None, None, :, None] + lam[:, :, :, None, None]
            + rho[:, :, :, None, None] * chord[:, None, :, None, :])  # (P, 2, G, O, J)
-    start = np.broadcast_to(start, end.shape)
     to_idx = 1.0 / step
     s_idx = (start - t0) * to_idx + 0.5
     e_idx = (end - t0) * to_idx + 0.5
-    # Rows of cum are (P*J): move J next to P.
-    s_idx = np.moveaxis(s_idx, 4, 1).reshape(n_p * n_j, 2, n_g, shifts)
+    # Rows of cum are (P*J): move J next to P.  Both heights share each start: read it once.
+    s_idx = np.moveaxis(s_idx, 4, 1).reshape(n_p * n_j, 1, n_g, shifts)
     e_idx = np.moveaxis(e_idx, 4, 1).reshape(n_p * n_j, 2, n_g, shifts)
     line = interval_scores(cum, s_idx, e_idx).reshape(n_p, n_j, 2, n_g, shifts)
     total = (line * np.moveaxis(weight, 2, 1)[:, :, None, :, None]).sum(axis=1)  # (P,2,G,O)

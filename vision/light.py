@@ -36,7 +36,8 @@ class Weights:
 
     def apply(self, per_ref: np.ndarray) -> np.ndarray:
         """(X, C) weighted sums of `per_ref` (R, C)."""
-        return np.einsum("xk,xkc->xc", self.w, per_ref[self.idx])
+        # Column by column: a gather of (X, K, C) with a short last axis is twice as slow.
+        return np.stack([(self.w * col[self.idx]).sum(axis=1) for col in per_ref.T], axis=1)
 
 
 @dataclass(frozen=True)

@@ -79,8 +79,9 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
     probe_lab[..., 0] = np.minimum(probe_lab[..., 0], light_lab[0])
     # In such a patch of extra light a piece is lighter and more saturated than its set,
     # in the set's hue: not foreign either (hands bring no light of their own).
-    lit = np.array([bool(nb) and np.mean([lit_probe[j] for j in nb]) >= 0.5
-                    for nb in s.light_neighbours])
+    beside = s.light_incidence  # (S, L)
+    n_beside = beside.sum(axis=1)
+    lit = (n_beside > 0) & ((beside & lit_probe).sum(axis=1) >= 0.5 * n_beside)
     if lit.any():
         foreign_px[lit] &= ~_lit_piece(base_lab[lit], piece_labs)
     base_foreign = foreign_px.mean(axis=1)
@@ -88,16 +89,13 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
                              cfg.foreign_contrast).mean(axis=1) > 0.5
     occluded = base_foreign > cfg.foreign_share
     visible = corner_visible(flat, s, contrast, cfg, light)
-    for i, corners in enumerate(s.square_corners):
-        hidden = sum(1 for c in corners if not visible[c])
-        if corners and hidden >= min(cfg.hidden_corners, len(corners)):
-            occluded[i] = True
-    for i, nb in enumerate(s.light_neighbours):
-        if occluded[i] or not nb:
-            continue
-        n_foreign = int(sum(light_foreign[j] for j in nb))
-        if n_foreign >= 1 and base_foreign[i] > 0.5 * cfg.foreign_share:
-            occluded[i] = True
-        elif n_foreign >= cfg.foreign_light_squares and n_foreign >= len(nb) - 1:
-            occluded[i] = True
+    corners = s.corner_incidence  # (S, C)
+    n_corners = corners.sum(axis=1)
+    hidden = (corners & ~visible).sum(axis=1)
+    occluded |= (n_corners > 0) & (hidden >= np.minimum(cfg.hidden_corners, n_corners))
+    # Foreign light squares beside a square: an arm reaching over it.
+    n_foreign = (beside & light_foreign).sum(axis=1)
+    occluded |= (n_beside > 0) & (
+        ((n_foreign >= 1) & (base_foreign > 0.5 * cfg.foreign_share))
+        | ((n_foreign >= cfg.foreign_light_squares) & (n_foreign >= n_beside - 1)))
     return occluded, base_foreign

@@ -319,8 +319,11 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     king = np.zeros(n, bool)
     king_conf = np.full(n, 0.5)
     if len(idx):
-        piece_cols = np.array([base_all[i][not_board[i]].mean(axis=0) if not_board[i].any()
-                               else dark_bgr for i in idx])
+        n_px = not_board[idx].sum(axis=1)
+        piece_cols = np.where(
+            (n_px > 0)[:, None],
+            (base_all[idx] * not_board[idx][..., None]).sum(axis=1) / np.maximum(n_px, 1)[:, None],
+            dark_bgr)
         k_is, k_conf, _ = read_kings(img, s.kings, idx, light, piece_cols, background,
                                      is_white[idx].astype(int), cfg)
         king[idx] = k_is

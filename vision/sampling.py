@@ -17,6 +17,7 @@ camera, into the near half of the light square behind them).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -46,6 +47,23 @@ class SquareSamples:
     # (x0, y0, x1, y1): the part of the image any of the above reads, with a margin for the
     # blur; a frame is blurred only there.
     roi: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+    @cached_property
+    def light_incidence(self) -> np.ndarray:
+        """(S, L) bool: light square j is beside playable square i (`light_neighbours`)."""
+        return _incidence(self.light_neighbours, len(self.light))
+
+    @cached_property
+    def corner_incidence(self) -> np.ndarray:
+        """(S, C) bool: interior grid corner c is a corner of playable square i."""
+        return _incidence(self.square_corners, len(self.corner_dark))
+
+
+def _incidence(rows: tuple[tuple[int, ...], ...], columns: int) -> np.ndarray:
+    out = np.zeros((len(rows), columns), bool)
+    for i, cols in enumerate(rows):
+        out[i, list(cols)] = True
+    return out
 
 
 def _disc(radius: float, rings: int = 3) -> np.ndarray:
