@@ -165,6 +165,56 @@ def _blurred(image: np.ndarray, roi: tuple[int, int, int, int], size_px: int) ->
     return out
 
 
+def _veil_fit(x: np.ndarray, dark_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(gain, veil, residual) of colours x (..., 3) as gain * dark + veil * (1, 1, 1): the
+    bare dark square under a dimmer or brighter light plus a grey veil of glare."""
+    d = dark_bgr.astype(np.float64)
+    dd, de = float(d @ d), float(d.sum())
+    det = max(3.0 * dd - de * de, 1e-9)
+    xd = x @ d
+    xe = x.sum(axis=-1)
+    g = (3.0 * xd - de * xe) / det
+    v = (dd * xe - de * xd) / det
+    r = np.linalg.norm(x - g[..., None] * d - v[..., None], axis=-1)
+    return g, v, r
+
+
+def _veiled_board(patches_bgr: np.ndarray, base_bgr: np.ndarray, dark_bgr: np.ndarray,
+                  min_tint: float = 8.0, tol: float = 0.04, tol_px: float = 4.0,
+                  ) -> np.ndarray:
+    """(S, P): base pixels that are the bare square under the glare on its own corners.
+
+    Glare adds grey light, so a bare dark square under it keeps the dark colour's tint (its
+    gain) under a veil; a sharp glare spot defeats the smooth light model, but the square's
+    own corner patches show the veil right there.  A base pixel is bare board when it is such a
+    veiled dark colour at a gain the corners share (a white piece under a veil is a veiled
+    dark colour too, but at a much lower gain), with at most about twice their veil (the spot
+    may peak inside the square).  Only on boards whose dark squares have a tint: a grey one
+    cannot tell a veil from a gain.
+    """
+    d = dark_bgr.astype(np.float64)
+    if float(np.linalg.norm(d - d.mean())) < min_tint:
+        return np.zeros(base_bgr.shape[:2], bool)
+    g, v, r = _veil_fit(patches_bgr.astype(np.float64), d)
+    # Glare hardly changes the gain across a square; a patch at another gain is a piece
+    # leaning over it (a set that is a lighter shade of the dark squares) or a shadow's edge.
+    # Its veil is smooth too: one corner far more veiled than the others is a grey piece
+    # leaning over it, not glare.
+    g_mid = np.median(g, axis=1, keepdims=True)
+    v_mid = np.median(v, axis=1, keepdims=True)
+    bare = (r < np.maximum(tol_px, tol * np.linalg.norm(patches_bgr, axis=-1))) & \
+        (g > 0.3) & (v > -10.0) & (np.abs(g - g_mid) <= 0.25 * g_mid) & \
+        (np.abs(v - v_mid) <= np.maximum(30.0, np.abs(v_mid)))
+    ok = bare.sum(axis=1) >= 3
+    g_lo = np.where(bare, g, np.inf).min(axis=1) * 0.8
+    g_hi = np.where(bare, g, -np.inf).max(axis=1) * 1.25
+    v_hi = np.where(bare, v, -np.inf).max(axis=1) * 2.0 + 15.0
+    gx, vx, rx = _veil_fit(base_bgr.astype(np.float64), d)
+    return (ok[:, None] & (rx < np.maximum(tol_px, tol * np.linalg.norm(base_bgr, axis=-1)))
+            & (gx >= g_lo[:, None]) & (gx <= g_hi[:, None]) & (vx >= -10.0)
+            & (vx <= v_hi[:, None]))
+
+
 class _FloatGather:
     """`g[idx]` gives the pixels at flat indices `idx` as float32 BGR."""
 
@@ -228,8 +278,10 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     own_fixed = _to_lab(light.correct_all(own_bgr[:, None, :]))[:, 0]
     model_off = np.linalg.norm(own_fixed - dark_lab, axis=1) > max(
         0.5 * cfg.occupied_spread * spread, 0.5 * cfg.occupied_contrast * contrast)
+    raw_base = flat[s.base]
     own_board = (own_ok & model_off)[:, None] & (np.linalg.norm(
-        _to_lab(flat[s.base]) - own_lab[:, None, :], axis=2) <= own_threshold)
+        _to_lab(raw_base) - own_lab[:, None, :], axis=2) <= own_threshold)
+    own_board |= model_off[:, None] & _veiled_board(patches, raw_base, dark_bgr)
     # (The veto decides occupancy only: a piece's colour and silhouette keep all its pixels.)
     share = (not_board & ~own_board).mean(axis=1)
     occ = share > cfg.occupied_share

@@ -1,0 +1,42 @@
+"""A glare spot smaller than a square, centred on an empty dark square, on rendered scenes.
+
+The smooth light model cannot follow a spot that sharp, so the square's own corners must say
+it is bare board under a veil (vision.pieces._veiled_board).  The renderer places the spot
+and knows the square is empty: that is the independent answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from calibration.store import Calibration
+from game.board import BaseBoard
+from sim.render import render
+from sim.scene import sample_world
+from sim.world import World
+from vision.pipeline import BoardObserver
+
+from .scenes import SPEC, VARIANT, occupancy_and_colour_errors, scene_and_board
+
+# Empty dark squares of the start position (ranks 4 and 5), one spot each.
+SPOTS = ("a5", "c5", "e5", "d4", "f4", "h4")
+
+
+@pytest.mark.parametrize("seed", [201, 202, 203, 204, 205, 206])
+def test_a_sharp_glare_spot_on_an_empty_square_reads_empty(seed: int) -> None:
+    scene, _, rng = scene_and_board(seed, tilt=35.0)
+    board = BaseBoard.starting(VARIANT)
+    name = SPOTS[seed % len(SPOTS)]
+    sq = board.parse_square(name)
+    x_mm, y_mm = World(SPEC).square_center_mm(*board.geometry.coords[sq])
+    # sigma 18 mm under a 40 mm square; strong, but below the sensor's clipping on most boards.
+    light = replace(scene.light, glare=(x_mm, y_mm, 18.0, 0.45))
+    frame = render(sample_world(rng, board, SPEC, max_offset_mm=2.0), replace(scene, light=light),
+                   VARIANT, seed=seed)
+    observer = BoardObserver(VARIANT, calibration=Calibration(camera=frame.intrinsics),
+                             corners_px=frame.corners_px)
+    obs = observer.observe(frame.image)
+    assert occupancy_and_colour_errors(frame, obs) == []
+    assert obs.board.piece_at(sq) is None and sq not in obs.occluded
