@@ -84,6 +84,8 @@ class VisionConfig:
     foreign_light_squares: int = 2
     corner_probe_sq: float = 0.1  # grid-corner quadrant samples, this far from the corner
     corner_contrast: float = 0.35  # a visible corner shows this share of the board contrast
+    corner_veil_rms: float = 5.0  # a washed-out corner fits board colours under a veil this well
+    corner_veil_min_contrast: float = 40.0  # ... between board colours this far apart (BGR)
     # A square two of whose grid corners show no checker pattern has something over it (the
     # hand touches it; the referee waits rather than guess).
     hidden_corners: int = 2

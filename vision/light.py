@@ -196,3 +196,32 @@ def board_colour(samples_bgr: np.ndarray, chroma_tol: float = 0.035,
     members = near[int(np.argmax(near.sum(axis=1)))]
     return np.median(x[members], axis=0)
 
+
+
+def fit_veil(x: np.ndarray, true: np.ndarray, axes: tuple[int, ...] = (-1,),
+             clip: float = 250.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(gain, veil, rms residual) explaining observed colours x as gain * true + veil.
+
+    `true` broadcasts against x; one (gain, veil) is fitted over `axes` (the channels, or
+    several samples with their own true colours that share one light, e.g. the four squares
+    at a grid corner).  A value at the sensor's limit (`clip`) only says the truth is at least
+    that: it is left out of the fit and counts in the residual by how far the fit falls below
+    it.  With fewer than two values left the fit is unknown (NaN gain and veil, infinite
+    residual).
+    """
+    x = np.asarray(x, np.float64)
+    t = np.broadcast_to(np.asarray(true, np.float64), x.shape)
+    w = (x < clip).astype(np.float64)
+    sw, swt, swtt = w.sum(axis=axes), (w * t).sum(axis=axes), (w * t * t).sum(axis=axes)
+    b_t, b_e = (w * t * x).sum(axis=axes), (w * x).sum(axis=axes)
+    det = swtt * sw - swt * swt
+    known = (sw >= 2) & (np.abs(det) > 1e-6)
+    det = np.where(known, det, 1.0)
+    g = np.where(known, (sw * b_t - swt * b_e) / det, np.nan)
+    v = np.where(known, (swtt * b_e - swt * b_t) / det, np.nan)
+    g_b, v_b = np.expand_dims(g, axes), np.expand_dims(v, axes)
+    pred = g_b * t + v_b
+    miss = np.where(w > 0, x - pred, np.maximum(clip - 5.0 - pred, 0.0))
+    n = np.prod([x.shape[a] for a in axes])
+    r = np.sqrt((np.nan_to_num(miss) ** 2).sum(axis=axes) / n)
+    return g, v, np.where(known, r, np.inf)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.config import VisionConfig
-from vision.light import LocalLight
+from vision.light import LocalLight, fit_veil
 from vision.sampling import SquareSamples
 
 _WEIGHTS = np.array([0.5, 1.0, 1.0], np.float32)  # lightness counts less: shadows, glare
@@ -45,32 +45,53 @@ def _lit_piece(lab: np.ndarray, piece_labs: list[np.ndarray], hue_deg: float = 1
 
 
 def corner_visible(flat: np.ndarray, s: SquareSamples, contrast: float,
-                   cfg: VisionConfig, light: LocalLight) -> np.ndarray:
+                   cfg: VisionConfig, light: LocalLight,
+                   board_bgr: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Per interior grid corner: is the checker pattern there (some dark quadrant differs from
     some light quadrant by a good part of the board's contrast, in the light at that corner)?
-    Under a hand it is not; in a shadow or under glare it is."""
+    Under a hand it is not; in a shadow or under glare it is.
+
+    A glare spot sharper than the light model can wash a corner out to nearly one colour; given
+    the board's (dark, light) colours, a corner whose four quadrants are those colours under one
+    gain and one grey veil (`fit_veil`) is visible too.  A hand has one colour over all four:
+    no gain makes dark and light squares both look like it."""
     import cv2
 
     dark = np.median(flat[s.corner_dark], axis=2)  # (C, 2, 3)
     light_q = np.median(flat[s.corner_light], axis=2)
-    both = np.concatenate([dark, light_q], axis=1)  # (C, 4, 3)
-    both = (both - light.corner_offset[:, None, None]) / light.corner_gain[:, None, None]
+    raw = np.concatenate([dark, light_q], axis=1)  # (C, 4, 3)
+    both = (raw - light.corner_offset[:, None, None]) / light.corner_gain[:, None, None]
     both = np.clip(both, 0, 255).astype(np.uint8)
     lab = cv2.cvtColor(both, cv2.COLOR_BGR2LAB).astype(np.float32)
     d = np.linalg.norm(lab[:, :2, None, :] - lab[:, None, 2:, :], axis=-1)  # (C, 2, 2)
-    return d.reshape(len(d), -1).max(axis=1) / contrast >= cfg.corner_contrast
+    visible = d.reshape(len(d), -1).max(axis=1) / contrast >= cfg.corner_contrast
+    # (Only with two clearly different board colours: a hand over most of the board can pass
+    # for both of them.)
+    if board_bgr is not None and not visible.all() and float(
+            np.linalg.norm(board_bgr[1] - board_bgr[0])) >= cfg.corner_veil_min_contrast:
+        true = np.stack([board_bgr[0], board_bgr[0], board_bgr[1], board_bgr[1]])  # (4, 3)
+        g, v, r = fit_veil(raw, true, axes=(-2, -1))
+        visible |= (g > 0.4) & (g < 2.5) & (v > -10.0) & (r < np.maximum(
+            cfg.corner_veil_rms, 0.04 * raw.mean(axis=(1, 2))))
+    return visible
 
 
 def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
                      probe_lab: np.ndarray,
                      dark_lab: np.ndarray, light_lab: np.ndarray,
                      piece_labs: list[np.ndarray], contrast: float, cfg: VisionConfig,
-                     light: LocalLight) -> tuple[np.ndarray, np.ndarray]:
+                     light: LocalLight, bare_px: np.ndarray | None = None,
+                     board_bgr: tuple[np.ndarray, np.ndarray] | None = None,
+                     ) -> tuple[np.ndarray, np.ndarray]:
     """(occluded per playable square, foreign share of its centre).
 
-    `base_lab` (S, P, 3) and `probe_lab` (L, Q, 3) are light-corrected Lab samples.
+    `base_lab` (S, P, 3) and `probe_lab` (L, Q, 3) are light-corrected Lab samples;
+    `bare_px` (S, P), where given, marks base pixels already shown to be the bare square (under
+    glare the light model cannot follow): never foreign.
     """
     foreign_px = _foreign(base_lab, [dark_lab, *piece_labs], contrast, cfg.foreign_contrast)
+    if bare_px is not None:
+        foreign_px &= ~bare_px
     # The probes sit where no piece reaches (see sampling): only the light colour belongs there.
     # Lighter than it, in its hue, is more light (sun through a window, glare: what a smooth
     # light model misses at a sharp edge), not a hand: only darkness and hue count.
@@ -88,7 +109,7 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
     light_foreign = _foreign(probe_lab, [light_lab], contrast,
                              cfg.foreign_contrast).mean(axis=1) > 0.5
     occluded = base_foreign > cfg.foreign_share
-    visible = corner_visible(flat, s, contrast, cfg, light)
+    visible = corner_visible(flat, s, contrast, cfg, light, board_bgr)
     corners = s.corner_incidence  # (S, C)
     n_corners = corners.sum(axis=1)
     hidden = (corners & ~visible).sum(axis=1)

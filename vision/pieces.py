@@ -19,6 +19,7 @@ between the board's own dark and light squares in this very image.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import cv2
@@ -27,7 +28,7 @@ import numpy as np
 from calibration.colour import ColourModel
 from vision.config import VisionConfig
 from vision.kings import _ray_distance, read_kings
-from vision.light import board_colour, local_light
+from vision.light import board_colour, fit_veil, local_light
 from vision.occlusion import occluded_squares
 from vision.sampling import SquareSamples
 
@@ -167,16 +168,10 @@ def _blurred(image: np.ndarray, roi: tuple[int, int, int, int], size_px: int) ->
 
 def _veil_fit(x: np.ndarray, dark_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(gain, veil, residual) of colours x (..., 3) as gain * dark + veil * (1, 1, 1): the
-    bare dark square under a dimmer or brighter light plus a grey veil of glare."""
-    d = dark_bgr.astype(np.float64)
-    dd, de = float(d @ d), float(d.sum())
-    det = max(3.0 * dd - de * de, 1e-9)
-    xd = x @ d
-    xe = x.sum(axis=-1)
-    g = (3.0 * xd - de * xe) / det
-    v = (dd * xe - de * xd) / det
-    r = np.linalg.norm(x - g[..., None] * d - v[..., None], axis=-1)
-    return g, v, r
+    bare dark square under a dimmer or brighter light plus a grey veil of glare (clipped
+    channels as in `fit_veil`; the residual is the Euclidean one, sqrt(3) times the rms)."""
+    g, v, r = fit_veil(x, dark_bgr)
+    return g, v, r * np.sqrt(3.0)
 
 
 def _veiled_board(patches_bgr: np.ndarray, base_bgr: np.ndarray, dark_bgr: np.ndarray,
@@ -200,8 +195,10 @@ def _veiled_board(patches_bgr: np.ndarray, base_bgr: np.ndarray, dark_bgr: np.nd
     # leaning over it (a set that is a lighter shade of the dark squares) or a shadow's edge.
     # Its veil is smooth too: one corner far more veiled than the others is a grey piece
     # leaning over it, not glare.
-    g_mid = np.median(g, axis=1, keepdims=True)
-    v_mid = np.median(v, axis=1, keepdims=True)
+    with warnings.catch_warnings():  # (a square whose corners are all clipped: no median)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        g_mid = np.nanmedian(g, axis=1, keepdims=True)
+        v_mid = np.nanmedian(v, axis=1, keepdims=True)
     bare = (r < np.maximum(tol_px, tol * np.linalg.norm(patches_bgr, axis=-1))) & \
         (g > 0.3) & (v > -10.0) & (np.abs(g - g_mid) <= 0.25 * g_mid) & \
         (np.abs(v - v_mid) <= np.maximum(30.0, np.abs(v_mid)))
@@ -386,7 +383,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     probe_px_lab = _to_lab(light.correct_light(flat[s.probe]))
     piece_labs = [c for c in (white_lab, black_lab) if c is not None] + other_labs
     occluded, _ = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab, piece_labs,
-                                   contrast, cfg, light)
+                                   contrast, cfg, light, own_board, (dark_bgr, light_bgr))
 
     if trace is not None:
         trace.update(light=light, dark_bgr=dark_bgr, light_bgr=light_bgr, share=share,

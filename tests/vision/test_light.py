@@ -102,3 +102,29 @@ def test_piece_sets_from_the_pieces_colours(extra):
     white_lab, black_lab, _ = _piece_sets(np.array(x), min_separation=30.0)
     assert np.linalg.norm(white_lab - red) < 15.0
     assert np.linalg.norm(black_lab - black) < 5.0
+
+
+def test_veil_fit_recovers_gain_and_veil_through_clipped_channels() -> None:
+    from vision.light import fit_veil
+
+    dark = np.array([40.0, 60.0, 120.0])
+    # Hand-made: 1.1 * dark + 150 clips the red channel (282 -> 255); the fit must use the
+    # other two and still find the light, and say the clipped value is consistent.
+    seen = np.minimum(1.1 * dark + 150.0, 255.0)
+    g, v, r = fit_veil(seen, dark)
+    assert abs(float(g) - 1.1) < 1e-6 and abs(float(v) - 150.0) < 1e-6 and float(r) < 1e-6
+    # A white piece clipped in every channel tells nothing.
+    g, v, r = fit_veil(np.array([255.0, 255.0, 255.0]), dark)
+    assert np.isnan(g) and np.isinf(r)
+    # A grey that no gain of this tinted colour explains leaves a residual.
+    g, v, r = fit_veil(np.array([128.0, 128.0, 128.0]), dark)
+    assert abs(float(g)) < 0.05
+    # Four quadrants of a grid corner (dark, dark, light, light) under one light.
+    light = np.array([150.0, 190.0, 210.0])
+    true = np.stack([dark, dark, light, light])
+    g, v, r = fit_veil(0.8 * true + 40.0, true, axes=(-2, -1))
+    assert abs(float(g) - 0.8) < 1e-6 and abs(float(v) - 40.0) < 1e-6
+    # One colour over all four (a hand) fits only a small gain, and badly.
+    g, v, r = fit_veil(np.broadcast_to(np.array([90.0, 120.0, 170.0]), (4, 3)), true,
+                       axes=(-2, -1))
+    assert float(g) < 0.4 and float(r) > 10.0

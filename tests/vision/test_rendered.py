@@ -30,9 +30,15 @@ def test_off_centre_pieces(seed):
     assert occupancy_and_colour_errors(frame, obs) == []
 
 
-@pytest.mark.xfail(reason="a bright glare spot on an empty square still reads as a light piece",
-                   strict=False)
-@pytest.mark.parametrize("seed", SEEDS)
+_STILL_WRONG = pytest.mark.xfail(
+    reason="a glare spot clipping every channel over several squares still reads as a piece or "
+           "as occluded", strict=False)
+
+
+# Seed 101: a spot that clips most channels around e5 (read occluded before the clipped-channel
+# veil fit of the square's corners and of the grid corners).
+@pytest.mark.parametrize("seed", [101, pytest.param(102, marks=_STILL_WRONG),
+                                  pytest.param(103, marks=_STILL_WRONG)])
 def test_glare(seed):
     frame, obs = observe(seed, glare=True)
     assert occupancy_and_colour_errors(frame, obs) == []
