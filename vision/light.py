@@ -197,7 +197,6 @@ def board_colour(samples_bgr: np.ndarray, chroma_tol: float = 0.035,
     return np.median(x[members], axis=0)
 
 
-
 def fit_veil(x: np.ndarray, true: np.ndarray, axes: tuple[int, ...] = (-1,),
              clip: float = 250.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(gain, veil, rms residual) explaining observed colours x as gain * true + veil.

@@ -198,7 +198,7 @@ def _veiled_board(patches_bgr: np.ndarray, base_bgr: np.ndarray, dark_bgr: np.nd
     d = dark_bgr.astype(np.float64)
     if float(np.linalg.norm(d - d.mean())) < min_tint:
         return np.zeros(base_bgr.shape[:2], bool)
-    g, v, r = _veil_fit(patches_bgr.astype(np.float64), d)
+    g, v, r = _veil_fit(patches_bgr, d)
     # Glare hardly changes the gain across a square; a patch at another gain is a piece
     # leaning over it (a set that is a lighter shade of the dark squares) or a shadow's edge.
     # Its veil is smooth too: one corner far more veiled than the others is a grey piece
@@ -211,7 +211,7 @@ def _veiled_board(patches_bgr: np.ndarray, base_bgr: np.ndarray, dark_bgr: np.nd
     g_lo = np.where(bare, g, np.inf).min(axis=1) * 0.8
     g_hi = np.where(bare, g, -np.inf).max(axis=1) * 1.25
     v_hi = np.where(bare, v, -np.inf).max(axis=1) * 2.0 + 15.0
-    gx, vx, rx = _veil_fit(base_bgr.astype(np.float64), d)
+    gx, vx, rx = _veil_fit(base_bgr, d)
     return (ok[:, None] & (rx < np.maximum(tol_px, tol * np.linalg.norm(base_bgr, axis=-1)))
             & (gx >= g_lo[:, None]) & (gx <= g_hi[:, None]) & (vx >= -10.0)
             & (vx <= v_hi[:, None]))
