@@ -26,6 +26,9 @@ class KingConfig:
     lines_sq: tuple[float, ...] = (-0.2, -0.1, 0.0, 0.1, 0.2)  # along lines
     step_px: float = 2.0  # sample spacing on the lines
     margin_sq: float = 0.12  # the lines reach this far beyond the largest silhouette
+    # Samples this close to a grid line may show the two squares blurred into one colour (a
+    # grey between black and white squares looks like a white piece's shaded wall).
+    edge_mix_px: float = 2.5
     radius_range: tuple[float, float] = (0.8, 1.2)  # of the configured radius: sets differ
     # Widths tried across the view, over that range.  A 2 % error in the set's radius moves a
     # piece's preference by about a fifth: 17 steps (2.5 % apart) left most sets' radius to

@@ -25,10 +25,14 @@ from vision.geometry import BoardPose
 class KingSamples:
     along_xy: np.ndarray  # (S, J, T, 2) image x, y of the lines along the view
     along_kind: np.ndarray  # (S, J, T) 0 dark square, 1 light square, 2 frame
+    # Near a grid line the image blurs the two squares (or square and frame) into each other:
+    # the kind across the nearest line for samples within `edge_mix_px` of it, else the own.
+    along_mix: np.ndarray  # (S, J, T)
     t: np.ndarray  # (T,) position along the view, squares from the square's centre
     b: np.ndarray  # (J,) offset of each along line across the view (squares)
     across_xy: np.ndarray  # (S, A, U, 2) lines across the view
     across_kind: np.ndarray  # (S, A, U)
+    across_mix: np.ndarray  # (S, A, U)
     u: np.ndarray  # (U,) position across the view
     t_across: np.ndarray  # (S, A) where each across line crosses the view direction
     lam: np.ndarray  # (S, 2) plane shift of the top face of a stack 1 and 2 discs high
@@ -83,9 +87,11 @@ def build_king_samples(pose: BoardPose, square_px: float, cfg: VisionConfig) -> 
     along_xy = _project(pose, along_pts)
     across_xy = _project(pose, across_pts)
     known = calibrated or pose.tilt_deg() >= k.uncalibrated_min_tilt_deg
-    return KingSamples(along_xy, _kind(along_pts, n), t, b, across_xy, _kind(across_pts, n), u,
-                       t_across, lam, rho, dist, zc, float(step), float(square_px), calibrated,
-                       known)
+    near_sq = k.edge_mix_px / max(square_px, 8.0)
+    return KingSamples(along_xy, _kind(along_pts, n), _kind_across_line(along_pts, n, near_sq),
+                       t, b, across_xy, _kind(across_pts, n),
+                       _kind_across_line(across_pts, n, near_sq), u, t_across, lam, rho, dist,
+                       zc, float(step), float(square_px), calibrated, known)
 
 
 def _project(pose: BoardPose, pts: np.ndarray) -> np.ndarray:
@@ -101,3 +107,17 @@ def _kind(pts: np.ndarray, n: int) -> np.ndarray:
     outside = (pts[..., 0] < 0) | (pts[..., 0] >= n) | (pts[..., 1] < 0) | (pts[..., 1] >= n)
     kind[outside] = 2
     return kind
+
+
+def _kind_across_line(pts: np.ndarray, n: int, near_sq: float) -> np.ndarray:
+    """The kind on the other side of the nearest grid line, for points within `near_sq` of
+    it; elsewhere the point's own kind."""
+    line = np.round(pts)
+    d = pts - line  # signed distance to the nearest line, per axis
+    axis = np.argmin(np.abs(d), axis=-1)[..., None]
+    d_near = np.take_along_axis(d, axis, axis=-1)
+    other = pts.copy()
+    np.put_along_axis(other, axis, np.take_along_axis(line, axis, axis=-1)
+                      + np.where(d_near < 0, 0.25, -0.25), axis=-1)
+    return np.where(np.abs(d_near[..., 0]) <= near_sq, _kind(other, n),
+                    _kind(pts, n)).astype(np.int8)

@@ -48,14 +48,24 @@ def _ray_distance_rows(xx: np.ndarray, xb: np.ndarray, bb: np.ndarray,
 
 def piece_likeness(x: np.ndarray, piece: np.ndarray, per: np.ndarray, board: np.ndarray,
                    kind: np.ndarray, board_shade: tuple[float, float],
-                   piece_shade: tuple[float, float]) -> np.ndarray:
+                   piece_shade: tuple[float, float], mix: np.ndarray | None = None,
+                   ) -> np.ndarray:
     """-1 (board) .. +1 (piece) for N colours x (N x 3) seen where piece[per] might stand on
     board[kind]: the distance to (any shade of) the board minus that to the piece, relative to
-    how far apart the two are."""
+    how far apart the two are.  Where `mix` (N,) names another kind (a sample by a grid line),
+    any blend of the two board colours counts as board."""
     xx = np.einsum("ij,ij->i", x, x)
     xb = (x @ board.T)[np.arange(len(x)), kind]
     xp = np.einsum("ij,ij->i", x, piece[per])
     d_board = _ray_distance_rows(xx, xb, (board * board).sum(axis=1)[kind], *board_shade)
+    if mix is not None:
+        edge = np.flatnonzero(mix != kind)
+        if len(edge):
+            xe = x[edge]
+            for share in (0.25, 0.5, 0.75, 1.0):
+                blend = (1 - share) * board[kind[edge]] + share * board[mix[edge]]
+                d_board[edge] = np.minimum(d_board[edge],
+                                           _ray_distance(xe, blend, *board_shade))
     d_piece = _ray_distance_rows(xx, xp, (piece * piece).sum(axis=1)[per], *piece_shade)
     apart = np.linalg.norm(piece[:, None, :] - board[None, :, :], axis=2)  # (P, kinds)
     scale = 0.35 * np.maximum(apart, 10.0)[per, kind]
@@ -273,9 +283,10 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
                           np.repeat(np.arange(n_p), across.shape[1] * across.shape[2])])
     cols = (cols - off[per]) / gain[per, None]
     kind = np.concatenate([ks.along_kind[idx].reshape(-1), ks.across_kind[idx].reshape(-1)])
+    mix = np.concatenate([ks.along_mix[idx].reshape(-1), ks.across_mix[idx].reshape(-1)])
     board = background_bgr.astype(np.float32)
     piece = piece_bgr.astype(np.float32)
-    p = piece_likeness(cols, piece, per, board, kind, kc.board_shade, kc.piece_shade)
+    p = piece_likeness(cols, piece, per, board, kind, kc.board_shade, kc.piece_shade, mix)
     # A specular spot (lighter than both the piece and the board, nearly grey) says nothing.
     c0, c1, c2 = cols.T  # (column by column: numpy reduces a length-3 axis slowly)
     lum = (c0 + c1 + c2) / 3.0

@@ -11,11 +11,13 @@ from sim.render import render
 from sim.scene import sample_position, sample_scene, sample_world
 from sim.world import TableSpec
 from tests.vision.scenes import VARIANT, observe
+from vision.king_samples import _kind_across_line
 from vision.kings import (
     fit_width,
     height_preference,
     height_scores,
     interval_scores,
+    piece_likeness,
     set_preference,
 )
 from vision.pipeline import BoardObserver
@@ -55,6 +57,29 @@ def test_height_preference_names_the_number_of_discs_whatever_the_shift(discs, s
     pref = height_preference(p, STEP, float(T[0]), LINES, np.array([radius]), np.array([side]),
                              np.array([[lean, 2 * lean]]), np.ones((1, 2)), 0.15, 13)[0]
     assert pref > 0.6 if discs == 2 else pref < -0.6
+
+
+def test_samples_by_a_grid_line_know_the_square_across_it():
+    """Square (0, 0) is dark, (1, 0) light, outside the grid is the frame (kind 2)."""
+    pts = np.array([[0.98, 0.5], [0.5, 0.5], [-0.01, 0.5], [0.5, 0.97], [1.03, 0.5]])
+    got = _kind_across_line(pts, 8, 0.05)
+    # By the line x=1: light across; the middle: itself; in the frame by x=0: the dark square;
+    # by y=1: the light square (0, 1); just past x=1 inside the light square: the dark one.
+    assert got.tolist() == [1, 0, 0, 1, 0]
+
+
+def test_a_blur_of_black_and_white_squares_is_board_not_a_white_pieces_wall():
+    """Mid grey between a black and a white square is what a white piece's shaded wall looks
+    like; sampled by the line between the squares, it is the two squares blurred."""
+    board = np.array([[20.0, 20.0, 20.0], [230.0, 230.0, 230.0], [60.0, 60.0, 60.0]])
+    piece = np.array([[225.0, 225.0, 225.0]])
+    grey = np.array([[125.0, 125.0, 125.0]])
+    args = (piece, np.array([0]), board, np.array([0]), (0.5, 1.5), (0.2, 1.6))
+    assert piece_likeness(grey, *args)[0] > 0.5  # on the dark square alone: the wall
+    assert piece_likeness(grey, *args, np.array([1]))[0] < 0.0  # by the line: the board
+    # A red piece's colour is no blend of the squares: a piece by the line too.
+    red = np.array([[40.0, 40.0, 200.0]])
+    assert piece_likeness(red, red, *args[1:], np.array([1]))[0] > 0.5
 
 
 def test_fit_width_finds_the_width_and_the_side_shift():
