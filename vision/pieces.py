@@ -258,12 +258,15 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     base_px = _to_lab(base_all)
     # How far bare dark squares stray from their mean (grain, noise, the light): a piece must
     # stand out of that, or out of a small share of the board's contrast, whichever is more.
-    # (Only the two corner patches per square that looked bare, as for the light.)
+    # (Only the two corner patches per square that looked bare, as for the light; and the
+    # quieter squares' stray: a hand or a shadow's edge over many squares must not raise the
+    # bar until a dark set on dark squares falls under it.)
     ref_px = flat[s.ref].reshape(len(s.playable), 4, -1, 3)
     ref_px = np.take_along_axis(ref_px, best[:, :, None, None], axis=1).reshape(
         len(s.playable), -1, 3)
     ref_lab = _to_lab(light.correct_all(ref_px))
-    spread = float(np.percentile(np.linalg.norm(ref_lab - dark_lab, axis=2), 50))
+    spread = float(np.percentile(np.median(np.linalg.norm(ref_lab - dark_lab, axis=2), axis=1),
+                                 25))
     threshold = max(cfg.occupied_spread * spread, cfg.occupied_contrast * contrast)
     not_board = np.linalg.norm(base_px - dark_lab, axis=2) > threshold
     # The light model is smooth; a shadow's sharp edge or clipped light squares can leave a
