@@ -76,18 +76,32 @@ def corner_visible(flat: np.ndarray, s: SquareSamples, contrast: float,
     return visible
 
 
+def covered_squares(flat: np.ndarray, s: SquareSamples, contrast: float, cfg: VisionConfig,
+                    light: LocalLight, board_bgr: tuple[np.ndarray, np.ndarray] | None = None,
+                    ) -> np.ndarray:
+    """Squares `hidden_corners` of whose grid corners show no checker pattern: something
+    is over them.  (It needs only the board's colours, not the pieces'.)"""
+    visible = corner_visible(flat, s, contrast, cfg, light, board_bgr)
+    corners = s.corner_incidence  # (S, C)
+    n_corners = corners.sum(axis=1)
+    hidden = (corners & ~visible).sum(axis=1)
+    return (n_corners > 0) & (hidden >= np.minimum(cfg.hidden_corners, n_corners))
+
+
 def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
                      probe_lab: np.ndarray,
                      dark_lab: np.ndarray, light_lab: np.ndarray,
                      piece_labs: list[np.ndarray], contrast: float, cfg: VisionConfig,
                      light: LocalLight, bare_px: np.ndarray | None = None,
                      board_bgr: tuple[np.ndarray, np.ndarray] | None = None,
+                     covered: np.ndarray | None = None,
                      ) -> tuple[np.ndarray, np.ndarray]:
     """(occluded per playable square, foreign share of its centre).
 
     `base_lab` (S, P, 3) and `probe_lab` (L, Q, 3) are light-corrected Lab samples;
     `bare_px` (S, P), where given, marks base pixels already shown to be the bare square (under
-    glare the light model cannot follow): never foreign.
+    glare the light model cannot follow): never foreign.  `covered` (S,), where given, is
+    `covered_squares` already computed.
     """
     foreign_px = _foreign(base_lab, [dark_lab, *piece_labs], contrast, cfg.foreign_contrast)
     if bare_px is not None:
@@ -109,11 +123,9 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
     light_foreign = _foreign(probe_lab, [light_lab], contrast,
                              cfg.foreign_contrast).mean(axis=1) > 0.5
     occluded = base_foreign > cfg.foreign_share
-    visible = corner_visible(flat, s, contrast, cfg, light, board_bgr)
-    corners = s.corner_incidence  # (S, C)
-    n_corners = corners.sum(axis=1)
-    hidden = (corners & ~visible).sum(axis=1)
-    occluded |= (n_corners > 0) & (hidden >= np.minimum(cfg.hidden_corners, n_corners))
+    if covered is None:
+        covered = covered_squares(flat, s, contrast, cfg, light, board_bgr)
+    occluded |= covered
     # Foreign light squares beside a square: an arm reaching over it.
     n_foreign = (beside & light_foreign).sum(axis=1)
     occluded |= (n_beside > 0) & (

@@ -28,7 +28,7 @@ from calibration.colour import ColourModel
 from vision.config import VisionConfig
 from vision.kings import _ray_distance, read_kings
 from vision.light import board_colour, fit_veil, local_light
-from vision.occlusion import occluded_squares
+from vision.occlusion import covered_squares, occluded_squares
 from vision.sampling import SquareSamples
 
 EMPTY, WHITE_MAN, BLACK_MAN, WHITE_KING, BLACK_KING, OCCLUDED = range(6)
@@ -303,6 +303,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     labels = np.full(n, EMPTY)
     conf = np.clip(occ_conf, 0.0, 1.0)
     white_lab = black_lab = None
+    covered = None
     other_labs: list[np.ndarray] = []
     piece_lab = base_lab
     is_white = np.zeros(n, bool)
@@ -319,8 +320,12 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         near = np.linalg.norm(piece_lab - dark_lab, axis=1) < margin
         occ &= ~near
         idx = np.flatnonzero(occ)
+        # A hand over squares brings colours of its own: the sets are learned from the
+        # squares whose grid corners show, when enough do.
+        covered = covered_squares(flat, s, contrast, cfg, light, (dark_bgr, light_bgr))
+        learn = idx[~covered[idx]] if (~covered[idx]).sum() >= 2 else idx
         if len(idx) >= 2:
-            sets = _piece_sets(piece_lab[idx], 0.3 * contrast)
+            sets = _piece_sets(piece_lab[learn], 0.3 * contrast)
             if trace is not None:
                 trace["clusters"] = sets
             if sets is not None:
@@ -338,6 +343,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         centres = []
         for group in (first_white, ~first_white):
             members = idx[group[idx]]
+            if covered is not None and (~covered[members]).any():
+                members = members[~covered[members]]  # (not the hand's colours)
             if len(members):
                 centres.append(own[members].mean(axis=0))
         d_board = _ray_distance(base_bgr_px, dark_bgr, 0.35, 1.6)
@@ -392,7 +399,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     probe_px_lab = _to_lab(light.correct_light(flat[s.probe]))
     piece_labs = [c for c in (white_lab, black_lab) if c is not None] + other_labs
     occluded, _ = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab, piece_labs,
-                                   contrast, cfg, light, own_board, (dark_bgr, light_bgr))
+                                   contrast, cfg, light, own_board, (dark_bgr, light_bgr),
+                                   covered)
 
     if trace is not None:
         trace.update(light=light, dark_bgr=dark_bgr, light_bgr=light_bgr, share=share,

@@ -24,17 +24,13 @@ def test_a_hand_over_the_board_is_reported_occluded_not_guessed():
 
 # Black pieces on navy squares (a dark set on dark squares) with a hand over the board.  The
 # hand's squares once raised the board's "normal stray" until the black set fell under it
-# (seed 111: five black men read as empty).
+# (seed 111: five black men read as empty), and its colours joined the dark set's (106, 109:
+# black men read as empty; 110: the sets swapped).
 _NAVY = ((110, 45, 25), (90, 200, 225))
 _WOOD_BLACK = ((150, 190, 215), (40, 40, 45))
-_DARK_STILL_WRONG = pytest.mark.xfail(reason="the hand's colours pull the dark set's colour "
-                                      "(106, 109) or the sets swap (110)", strict=False)
 
 
-@pytest.mark.parametrize("seed", [101, 102, 103, 104, 105, 108, 111, 112,
-                                  pytest.param(106, marks=_DARK_STILL_WRONG),
-                                  pytest.param(109, marks=_DARK_STILL_WRONG),
-                                  pytest.param(110, marks=_DARK_STILL_WRONG)])
+@pytest.mark.parametrize("seed", range(101, 113))
 def test_a_dark_set_on_dark_squares_is_seen_beside_a_hand(seed):
     frame, obs = observe(seed, hand=True, board_bgr=_NAVY, pieces_bgr=_WOOD_BLACK)
     assert occupancy_and_colour_errors(frame, obs) == []
