@@ -109,6 +109,7 @@ def _piece_sets(x: np.ndarray, min_separation: float, iters: int = 12,
 # and the light correction leaves some of that: a piece is given to the nearer set with
 # lightness counting half (two sets that differ only in lightness still differ).
 _SET_METRIC = np.array([0.5, 1.0, 1.0], np.float32)
+_DARKEST_SET_BGR = 8.0
 
 
 def _set_distance(x: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -346,7 +347,9 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
             if covered is not None and (~covered[members]).any():
                 members = members[~covered[members]]  # (not the hand's colours)
             if len(members):
-                centres.append(own[members].mean(axis=0))
+                # (The light correction may push a black set below zero, where a shade of
+                # it is no longer a colour: keep it a dark grey at least.)
+                centres.append(np.maximum(np.median(own[members], axis=0), _DARKEST_SET_BGR))
         d_board = _ray_distance(base_bgr_px, dark_bgr, 0.35, 1.6)
         d_piece = np.min([_ray_distance(base_bgr_px, c, *_shade_range(c, dark_bgr))
                           for c in centres], axis=0)
