@@ -70,8 +70,7 @@ def test_kings_in_every_row(seed):
 
 
 
-@pytest.mark.parametrize("seed", [101, 102, pytest.param(103, marks=pytest.mark.xfail(
-    reason="one corner square (h8) still reads as a red piece", strict=False))])
+@pytest.mark.parametrize("seed", [101, 102, 103])
 def test_red_pieces_on_dark_red_squares(seed):
     # The red set is a lighter shade of the dark squares: shading must not make every bare
     # square a red piece (a rendered replay game read the whole board as occupied).
