@@ -351,8 +351,16 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                 # it is no longer a colour: keep it a dark grey at least.)
                 centres.append(np.maximum(np.median(own[members], axis=0), _DARKEST_SET_BGR))
         d_board = _ray_distance(base_bgr_px, dark_bgr, 0.35, 1.6)
-        d_piece = np.min([_ray_distance(base_bgr_px, c, *_shade_range(c, dark_bgr))
-                          for c in centres], axis=0)
+        # A glare veil is light the board reflects: a piece standing in it does not carry it,
+        # so a piece's pixel is also judged by the light's gain alone.
+        gain_only = raw_base / light.base_gain[..., None]
+        d_full = np.min([_ray_distance(base_bgr_px, c, *_shade_range(c, dark_bgr))
+                         for c in centres], axis=0)
+        d_gain = np.min([_ray_distance(gain_only, c, *_shade_range(c, dark_bgr))
+                         for c in centres], axis=0)
+        d_piece = np.minimum(d_full, d_gain)
+        # (and its colour is the one that matched)
+        base_bgr_px = np.where((d_gain < d_full)[..., None], gain_only, base_bgr_px)
         is_piece = d_piece < d_board
         share2 = (is_piece & ~own_board).mean(axis=1)
         if trace is not None:
