@@ -92,6 +92,7 @@ class VisionConfig:
     # A square two of whose grid corners show no checker pattern has something over it (the
     # hand touches it; the referee waits rather than guess).
     hidden_corners: int = 2
+    washed_out_level: float = 200.0  # four quadrants this bright at a corner: washed out by light
     foreign_share: float = 0.3  # of a square's centre that must be foreign to call it hidden
     # Automatic localisation.
     locate_max_side_px: int = 640

@@ -55,11 +55,20 @@ def corner_visible(flat: np.ndarray, s: SquareSamples, contrast: float,
     the board's (dark, light) colours, a corner whose four quadrants are those colours under one
     gain and one grey veil (`fit_veil`) is visible too.  A hand has one colour over all four:
     no gain makes dark and light squares both look like it."""
-    import cv2
+    return _corner_visible(_corner_quadrants(flat, s), contrast, cfg, light, board_bgr)
 
+
+def _corner_quadrants(flat: np.ndarray, s: SquareSamples) -> np.ndarray:
+    """Median colours (C, 4, 3) of the two dark and two light quadrants at each grid corner."""
     dark = np.median(flat[s.corner_dark], axis=2)  # (C, 2, 3)
     light_q = np.median(flat[s.corner_light], axis=2)
-    raw = np.concatenate([dark, light_q], axis=1)  # (C, 4, 3)
+    return np.concatenate([dark, light_q], axis=1)
+
+
+def _corner_visible(raw: np.ndarray, contrast: float, cfg: VisionConfig, light: LocalLight,
+                    board_bgr: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+    import cv2
+
     both = (raw - light.corner_offset[:, None, None]) / light.corner_gain[:, None, None]
     both = np.clip(both, 0, 255).astype(np.uint8)
     lab = cv2.cvtColor(both, cv2.COLOR_BGR2LAB).astype(np.float32)
@@ -78,14 +87,20 @@ def corner_visible(flat: np.ndarray, s: SquareSamples, contrast: float,
 
 def covered_squares(flat: np.ndarray, s: SquareSamples, contrast: float, cfg: VisionConfig,
                     light: LocalLight, board_bgr: tuple[np.ndarray, np.ndarray] | None = None,
-                    ) -> np.ndarray:
-    """Squares `hidden_corners` of whose grid corners show no checker pattern: something
-    is over them.  (It needs only the board's colours, not the pieces'.)"""
-    visible = corner_visible(flat, s, contrast, cfg, light, board_bgr)
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """(covered squares, grid corners (S, C) of every square hidden under something): a
+    square `hidden_corners` of whose grid corners show no checker pattern has something over
+    it.  (It needs only the board's colours, not the pieces'.)"""
+    raw = _corner_quadrants(flat, s)
+    visible = _corner_visible(raw, contrast, cfg, light, board_bgr)
     corners = s.corner_incidence  # (S, C)
     n_corners = corners.sum(axis=1)
-    hidden = (corners & ~visible).sum(axis=1)
-    return (n_corners > 0) & (hidden >= np.minimum(cfg.hidden_corners, n_corners))
+    hidden_at = corners & ~visible
+    hidden = hidden_at.sum(axis=1)
+    # Hidden under something, not washed out: all four quadrants at the sensor's limit.
+    washed = raw.min(axis=(1, 2)) >= cfg.washed_out_level
+    hidden_under = hidden_at & ~washed[None, :]
+    return (n_corners > 0) & (hidden >= np.minimum(cfg.hidden_corners, n_corners)), hidden_under
 
 
 def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
@@ -94,13 +109,13 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
                      piece_labs: list[np.ndarray], contrast: float, cfg: VisionConfig,
                      light: LocalLight, bare_px: np.ndarray | None = None,
                      board_bgr: tuple[np.ndarray, np.ndarray] | None = None,
-                     covered: np.ndarray | None = None,
+                     covered: tuple[np.ndarray, np.ndarray] | None = None,
                      ) -> tuple[np.ndarray, np.ndarray]:
     """(occluded per playable square, foreign share of its centre).
 
     `base_lab` (S, P, 3) and `probe_lab` (L, Q, 3) are light-corrected Lab samples;
     `bare_px` (S, P), where given, marks base pixels already shown to be the bare square (under
-    glare the light model cannot follow): never foreign.  `covered` (S,), where given, is
+    glare the light model cannot follow): never foreign.  `covered`, where given, is
     `covered_squares` already computed.
     """
     foreign_px = _foreign(base_lab, [dark_lab, *piece_labs], contrast, cfg.foreign_contrast)
@@ -125,7 +140,15 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
     occluded = base_foreign > cfg.foreign_share
     if covered is None:
         covered = covered_squares(flat, s, contrast, cfg, light, board_bgr)
-    occluded |= covered
+    covered_sq, hidden_at = covered
+    occluded |= covered_sq
+    # The fringe of a hand: a square not bare (a piece, or the hand) with a corner hidden (not
+    # washed out by light) that a covered square shares, two such corners hidden.
+    hand = covered_sq & (hidden_at.sum(axis=1) >= cfg.hidden_corners)
+    if hand.any():
+        not_bare = (np.linalg.norm(base_lab - dark_lab, axis=2)
+                    > cfg.occupied_contrast * contrast).mean(axis=1) > cfg.occupied_share
+        occluded |= not_bare & (hidden_at & hidden_at[hand].any(axis=0)[None, :]).any(axis=1)
     # Foreign light squares beside a square: an arm reaching over it.
     n_foreign = (beside & light_foreign).sum(axis=1)
     occluded |= (n_beside > 0) & (

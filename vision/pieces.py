@@ -304,7 +304,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     labels = np.full(n, EMPTY)
     conf = np.clip(occ_conf, 0.0, 1.0)
     white_lab = black_lab = None
-    covered = None
+    covered = corner_cover = None
     other_labs: list[np.ndarray] = []
     piece_lab = base_lab
     is_white = np.zeros(n, bool)
@@ -323,7 +323,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         idx = np.flatnonzero(occ)
         # A hand over squares brings colours of its own: the sets are learned from the
         # squares whose grid corners show, when enough do.
-        covered = covered_squares(flat, s, contrast, cfg, light, (dark_bgr, light_bgr))
+        corner_cover = covered_squares(flat, s, contrast, cfg, light, (dark_bgr, light_bgr))
+        covered = corner_cover[0]
         learn = idx[~covered[idx]] if (~covered[idx]).sum() >= 2 else idx
         if len(idx) >= 2:
             sets = _piece_sets(piece_lab[learn], 0.3 * contrast)
@@ -411,7 +412,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     piece_labs = [c for c in (white_lab, black_lab) if c is not None] + other_labs
     occluded, _ = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab, piece_labs,
                                    contrast, cfg, light, own_board, (dark_bgr, light_bgr),
-                                   covered)
+                                   corner_cover)
 
     if trace is not None:
         trace.update(light=light, dark_bgr=dark_bgr, light_bgr=light_bgr, share=share,

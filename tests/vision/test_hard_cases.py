@@ -22,8 +22,16 @@ def test_a_hand_over_the_board_is_reported_occluded_not_guessed():
         frame, obs = observe(seed, hand=True)
         covered += len(frame.occluded)
         reported += len(frame.occluded & obs.occluded)
-        # A square the hand does not touch at all must be read, not hidden.
-        wrongly_hidden += len(obs.occluded - frame.occluded - frame.partly_occluded)
+        # A square the hand does not touch must be read, not hidden; only at the hand's fringe
+        # (a square sharing a grid corner with one it covers, whose piece it may reach over)
+        # is caution allowed.
+        touched = frame.occluded | frame.partly_occluded
+        geo = frame.placement.geometry
+        for sq in obs.occluded - touched:
+            f, r = geo.coords[sq]
+            if not any(abs(f - geo.coords[t][0]) <= 1 and abs(r - geo.coords[t][1]) <= 1
+                       for t in frame.occluded):
+                wrongly_hidden += 1
     assert covered >= 40, "the scenes must have hands over the board"
     # Measured 69 of 80 (before the light field and the corner test: 56 of 80, one false).
     assert reported >= 0.85 * covered

@@ -50,9 +50,9 @@ def test_hard_shadow(seed):
     assert occupancy_and_colour_errors(frame, obs) == []
 
 
-@pytest.mark.xfail(reason="a hand the colour of the light pieces can still be read as a piece",
-                   strict=False)
-@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("seed", [101, pytest.param(102, marks=pytest.mark.xfail(
+    reason="a hand the colour of the light pieces can still be read as a piece", strict=False)),
+    103])
 def test_hand_covered_squares_are_reported_occluded(seed):
     frame, obs = observe(seed, hand=True)
     assert frame.occluded, "the scene must have a hand over the board"
