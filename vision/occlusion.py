@@ -97,8 +97,14 @@ def covered_squares(flat: np.ndarray, s: SquareSamples, contrast: float, cfg: Vi
     n_corners = corners.sum(axis=1)
     hidden_at = corners & ~visible
     hidden = hidden_at.sum(axis=1)
-    # Hidden under something, not washed out: all four quadrants at the sensor's limit.
+    # Hidden under something, not washed out by light: all four quadrants near the sensor's
+    # limit, or on average brighter than the light squares in the board's usual light (a
+    # veil adds light; a hand brings none of its own).  (Not the light model's gain at the
+    # corner: the model takes a hand for a shadow and lowers it there.)
     washed = raw.min(axis=(1, 2)) >= cfg.washed_out_level
+    if board_bgr is not None:
+        usual = float(np.median(light.corner_gain)) * float(np.mean(board_bgr[1]))
+        washed |= raw.mean(axis=(1, 2)) > usual
     hidden_under = hidden_at & ~washed[None, :]
     return (n_corners > 0) & (hidden >= np.minimum(cfg.hidden_corners, n_corners)), hidden_under
 

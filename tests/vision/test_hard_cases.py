@@ -2,10 +2,14 @@
 independent answer): a hand over the board must be reported, not guessed."""
 
 import random
+from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from calibration.store import Calibration
+from game.board import Board
 from game.variants import find_variant
 from sim.render import render
 from sim.scene import sample_position, sample_scene, sample_world
@@ -75,3 +79,24 @@ def test_pieces_beside_a_glare_spot_are_seen(seed):
               if frame.placement.piece_at(sq) is not None and sq not in frame.occluded
               and obs.label(sq) == "empty"]
     assert missed == []
+
+
+def test_a_glare_spot_is_no_hand_and_has_no_fringe():
+    """Frame 200 of rendered replay game 34 (bench/replay_eval.py): a glare spot and a hard
+    shadow, no hand; three moves played (a3xe7 f8xd6 f4-e5).  The spot hides the grid corners
+    under it, and once made the empty f4 beside it read as a hand's fringe (the referee then
+    missed f4-e5).  Every square reads its true content, or at most the one or two under
+    the spot read covered."""
+    path = Path(__file__).parent / "data" / "game034_frame200_glare.jpg"
+    corners = np.array([[310.42, 446.71], [716.00, 394.59], [608.08, 148.68], [317.13, 172.24]])
+    truth = Board.from_fen("W:Wa1,c1,e1,g1,f2,a3,c3,e3,f4,h4:Bb4,g5,d6,f6,h6,g7,b8,d8,f8,h8",
+                           "brazilian")
+    for move in ("a3xe7", "f8xd6", "f4-e5"):
+        truth.push_pdn(move)
+    obs = BoardObserver(truth.variant, corners_px=corners).observe(cv2.imread(str(path)))
+    assert obs.label(truth.parse_square("f4")) == "empty"
+    assert len(obs.occluded) <= 2
+    for sq in truth.squares:
+        if sq not in obs.occluded:
+            piece = truth.piece_at(sq)
+            assert obs.label(sq) == (piece.value if piece else "empty"), truth.square_name(sq)
