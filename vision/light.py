@@ -175,7 +175,8 @@ def local_light(plan: LightPlan, ref_bgr: np.ndarray, probe_bgr: np.ndarray,
 
 
 def board_colour(samples_bgr: np.ndarray, chroma_tol: float = 0.035,
-                 brightness_ratio: float = 4.0, floor: float = 10.0) -> np.ndarray:
+                 brightness_ratio: float = 4.0, floor: float = 10.0,
+                 avoid_bgr: np.ndarray | None = None) -> np.ndarray:
     """The board's own colour from many samples of it, some of which show something else.
 
     Shadows and a gradient change a colour's brightness a little and its chromaticity (its
@@ -184,8 +185,19 @@ def board_colour(samples_bgr: np.ndarray, chroma_tol: float = 0.035,
     `brightness_ratio` of brightness; a hand or an arm over a quarter of the board, or pieces on
     many corner patches, do not move it.  (`floor` keeps the chromaticity of near-black samples,
     which is mostly noise, from scattering them.)  Its value is the median of those samples.
+    Samples that share `avoid_bgr`'s colour by the same test take no part (see
+    `board_colours`).
     """
     x = samples_bgr.reshape(-1, 3).astype(np.float64)
+    if avoid_bgr is not None:
+        a = np.asarray(avoid_bgr, np.float64).reshape(1, 3)
+        ca = (a + floor) / (a.sum() + 3 * floor)
+        cx = (x + floor) / (x.sum(axis=1) + 3 * floor)[:, None]
+        same = (((cx - ca) ** 2).sum(axis=1) < chroma_tol ** 2) & (
+            np.abs(np.log(x.sum(axis=1) + 3 * floor) - np.log(a.sum() + 3 * floor))
+            < np.log(brightness_ratio))
+        if (~same).sum() >= 3:
+            x = x[~same]
     total = x.sum(axis=1)
     chroma = (x + floor) / (total + 3 * floor)[:, None]
     sq = (chroma * chroma).sum(axis=1)
@@ -195,6 +207,23 @@ def board_colour(samples_bgr: np.ndarray, chroma_tol: float = 0.035,
                                      < np.log(brightness_ratio))
     members = near[int(np.argmax(near.sum(axis=1)))]
     return np.median(x[members], axis=0)
+
+
+def board_colours(dark_samples_bgr: np.ndarray, light_samples_bgr: np.ndarray,
+                  min_distance: float = 40.0) -> tuple[np.ndarray, np.ndarray]:
+    """(dark, light) board colours from samples of the dark and of the light squares.
+
+    A hand or an arm over most of the board can be the colour most samples of both kinds
+    share; the two squares of a checker board are never one colour, so when the two come out
+    within `min_distance` (BGR) of each other, that colour is left out of both votes.
+    """
+    dark = board_colour(dark_samples_bgr)
+    light = board_colour(light_samples_bgr)
+    if float(np.linalg.norm(dark - light)) < min_distance:
+        common = 0.5 * (dark + light)
+        dark = board_colour(dark_samples_bgr, avoid_bgr=common)
+        light = board_colour(light_samples_bgr, avoid_bgr=common)
+    return dark, light
 
 
 def fit_veil(x: np.ndarray, true: np.ndarray, axes: tuple[int, ...] = (-1,),

@@ -27,7 +27,7 @@ import numpy as np
 from calibration.colour import ColourModel
 from vision.config import VisionConfig
 from vision.kings import _ray_distance, read_kings
-from vision.light import board_colour, fit_veil, local_light
+from vision.light import board_colours, fit_veil, local_light
 from vision.occlusion import covered_squares, occluded_squares
 from vision.sampling import SquareSamples
 
@@ -239,9 +239,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
 
     n = len(s.playable)
     patches = np.median(flat[s.ref].reshape(n, 4, -1, 3), axis=2)  # (S, 4, 3)
-    dark_bgr = board_colour(patches)
     probe_bgr = np.median(flat[s.probe], axis=1)  # (L, 3)
-    light_bgr = board_colour(probe_bgr)
+    dark_bgr, light_bgr = board_colours(patches, probe_bgr)
     # Shadows scale colours, glare adds light: undo both where each sample lies (vision.light).
     light = local_light(s.light_plan, patches, probe_bgr, dark_bgr, light_bgr, s.base.shape[1])
     # Per square, the two corner patches that best look like bare board under that light.

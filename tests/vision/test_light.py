@@ -7,7 +7,7 @@ a known board colour, known piece sets), not the pipeline's output.
 import numpy as np
 import pytest
 
-from vision.light import board_colour, local_light, plan_light
+from vision.light import board_colour, board_colours, local_light, plan_light
 from vision.pieces import _piece_sets
 
 DARK = np.array([40.0, 70.0, 120.0])  # BGR of the bare playable squares
@@ -86,6 +86,21 @@ def test_board_colour_ignores_a_hand_and_follows_no_shadow():
     got = board_colour(np.vstack([board, hand]))
     chroma = got / got.sum()
     assert np.abs(chroma - DARK / DARK.sum()).max() < 0.02
+
+
+def test_board_colours_when_a_hand_covers_most_of_both_kinds_of_square():
+    """A hand over 60% of the board is the colour most samples of dark and of light squares
+    share: the two board colours are found among the rest."""
+    rng = np.random.default_rng(4)
+    light_sq = np.array([190.0, 215.0, 230.0])
+    hand = np.array([105.0, 130.0, 205.0])
+    dark = np.vstack([DARK + rng.normal(0, 2, (20, 3)), hand + rng.normal(0, 3, (30, 3))])
+    light = np.vstack([light_sq + rng.normal(0, 2, (20, 3)), hand + rng.normal(0, 3, (30, 3))])
+    # Each vote alone takes the hand...
+    assert np.linalg.norm(board_colour(dark) - hand) < 10
+    got_dark, got_light = board_colours(dark, light)
+    assert np.linalg.norm(got_dark - DARK) < 5
+    assert np.linalg.norm(got_light - light_sq) < 5
 
 
 @pytest.mark.parametrize("extra", ["glare", "second_light"])
