@@ -189,20 +189,18 @@ def board_colour(samples_bgr: np.ndarray, chroma_tol: float = 0.035,
     `board_colours`).
     """
     x = samples_bgr.reshape(-1, 3).astype(np.float64)
-    if avoid_bgr is not None:
-        a = np.asarray(avoid_bgr, np.float64).reshape(1, 3)
-        ca = (a + floor) / (a.sum() + 3 * floor)
-        cx = (x + floor) / (x.sum(axis=1) + 3 * floor)[:, None]
-        same = (((cx - ca) ** 2).sum(axis=1) < chroma_tol ** 2) & (
-            np.abs(np.log(x.sum(axis=1) + 3 * floor) - np.log(a.sum() + 3 * floor))
-            < np.log(brightness_ratio))
-        if (~same).sum() >= 3:
-            x = x[~same]
     total = x.sum(axis=1)
     chroma = (x + floor) / (total + 3 * floor)[:, None]
+    log_b = np.log(total + 3 * floor)
+    if avoid_bgr is not None:
+        a = np.asarray(avoid_bgr, np.float64)
+        same = ((((chroma - (a + floor) / (a.sum() + 3 * floor)) ** 2).sum(axis=1)
+                 < chroma_tol ** 2)
+                & (np.abs(log_b - np.log(a.sum() + 3 * floor)) < np.log(brightness_ratio)))
+        if (~same).sum() >= 3:
+            x, chroma, log_b = x[~same], chroma[~same], log_b[~same]
     sq = (chroma * chroma).sum(axis=1)
     d2 = sq[:, None] + sq[None, :] - 2.0 * np.einsum("ic,jc->ij", chroma, chroma)
-    log_b = np.log(total + 3 * floor)
     near = (d2 < chroma_tol ** 2) & (np.abs(log_b[:, None] - log_b[None, :])
                                      < np.log(brightness_ratio))
     members = near[int(np.argmax(near.sum(axis=1)))]

@@ -44,8 +44,14 @@ def _lit_piece(lab: np.ndarray, piece_labs: list[np.ndarray], hue_deg: float = 1
     return out
 
 
-def corner_visible(flat: np.ndarray, s: SquareSamples, contrast: float,
-                   cfg: VisionConfig, light: LocalLight,
+def _corner_quadrants(flat: np.ndarray, s: SquareSamples) -> np.ndarray:
+    """Median colours (C, 4, 3) of the two dark and two light quadrants at each grid corner."""
+    dark = np.median(flat[s.corner_dark], axis=2)  # (C, 2, 3)
+    light_q = np.median(flat[s.corner_light], axis=2)
+    return np.concatenate([dark, light_q], axis=1)
+
+
+def corner_visible(raw: np.ndarray, contrast: float, cfg: VisionConfig, light: LocalLight,
                    board_bgr: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Per interior grid corner: is the checker pattern there (some dark quadrant differs from
     some light quadrant by a good part of the board's contrast, in the light at that corner)?
@@ -54,19 +60,8 @@ def corner_visible(flat: np.ndarray, s: SquareSamples, contrast: float,
     A glare spot sharper than the light model can wash a corner out to nearly one colour; given
     the board's (dark, light) colours, a corner whose four quadrants are those colours under one
     gain and one grey veil (`fit_veil`) is visible too.  A hand has one colour over all four:
-    no gain makes dark and light squares both look like it."""
-    return _corner_visible(_corner_quadrants(flat, s), contrast, cfg, light, board_bgr)
-
-
-def _corner_quadrants(flat: np.ndarray, s: SquareSamples) -> np.ndarray:
-    """Median colours (C, 4, 3) of the two dark and two light quadrants at each grid corner."""
-    dark = np.median(flat[s.corner_dark], axis=2)  # (C, 2, 3)
-    light_q = np.median(flat[s.corner_light], axis=2)
-    return np.concatenate([dark, light_q], axis=1)
-
-
-def _corner_visible(raw: np.ndarray, contrast: float, cfg: VisionConfig, light: LocalLight,
-                    board_bgr: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+    no gain makes dark and light squares both look like it.  `raw` (C, 4, 3): the colours of
+    each corner's two dark and two light quadrants (`_corner_quadrants`)."""
     import cv2
 
     both = (raw - light.corner_offset[:, None, None]) / light.corner_gain[:, None, None]
@@ -92,7 +87,7 @@ def covered_squares(flat: np.ndarray, s: SquareSamples, contrast: float, cfg: Vi
     square `hidden_corners` of whose grid corners show no checker pattern has something over
     it.  (It needs only the board's colours, not the pieces'.)"""
     raw = _corner_quadrants(flat, s)
-    visible = _corner_visible(raw, contrast, cfg, light, board_bgr)
+    visible = corner_visible(raw, contrast, cfg, light, board_bgr)
     corners = s.corner_incidence  # (S, C)
     n_corners = corners.sum(axis=1)
     hidden_at = corners & ~visible

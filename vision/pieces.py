@@ -109,7 +109,7 @@ def _piece_sets(x: np.ndarray, min_separation: float, iters: int = 12,
 # and the light correction leaves some of that: a piece is given to the nearer set with
 # lightness counting half (two sets that differ only in lightness still differ).
 _SET_METRIC = np.array([0.5, 1.0, 1.0], np.float32)
-_DARKEST_SET_BGR = 8.0
+_DARKEST_SET_BGR = 8.0  # a set's colour is kept at least this (a dark grey), see classify
 
 
 def _set_distance(x: np.ndarray, c: np.ndarray) -> np.ndarray:
