@@ -30,6 +30,7 @@ import numpy as np
 from vision.config import VisionConfig
 from vision.king_samples import KingSamples
 from vision.light import LocalLight
+from vision.stats import median
 
 
 def _ray_distance(x: np.ndarray, b: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -55,17 +56,24 @@ def piece_likeness(x: np.ndarray, piece: np.ndarray, per: np.ndarray, board: np.
     how far apart the two are.  Where `mix` (N,) names another kind (a sample by a grid line),
     any blend of the two board colours counts as board."""
     xx = np.einsum("ij,ij->i", x, x)
-    xb = (x @ board.T)[np.arange(len(x)), kind]
+    x_boards = x @ board.T  # (N, kinds)
+    rows = np.arange(len(x))
+    xb = x_boards[rows, kind]
     xp = np.einsum("ij,ij->i", x, piece[per])
-    d_board = _ray_distance_rows(xx, xb, (board * board).sum(axis=1)[kind], *board_shade)
+    bb = board @ board.T  # (kinds, kinds)
+    d_board = _ray_distance_rows(xx, xb, bb[kind, kind], *board_shade)
     if mix is not None:
         edge = np.flatnonzero(mix != kind)
         if len(edge):
-            xe = x[edge]
-            for share in (0.25, 0.5, 0.75, 1.0):
-                blend = (1 - share) * board[kind[edge]] + share * board[mix[edge]]
-                d_board[edge] = np.minimum(d_board[edge],
-                                           _ray_distance(xe, blend, *board_shade))
+            # Blends (1 - s) * own + s * other: their dot products follow from the two colours'.
+            k, m = kind[edge], mix[edge]
+            share = np.array([0.25, 0.5, 0.75, 1.0])[:, None]
+            xe = xx[edge].astype(np.float64)
+            x_blend = (1 - share) * x_boards[edge, k] + share * x_boards[edge, m]
+            bb_blend = ((1 - share) ** 2 * bb[k, k] + 2 * share * (1 - share) * bb[k, m]
+                        + share ** 2 * bb[m, m])
+            d_board[edge] = np.minimum(d_board[edge], _ray_distance_rows(
+                xe, x_blend, bb_blend, *board_shade).min(axis=0))
     d_piece = _ray_distance_rows(xx, xp, (piece * piece).sum(axis=1)[per], *piece_shade)
     apart = np.linalg.norm(piece[:, None, :] - board[None, :, :], axis=2)  # (P, kinds)
     scale = 0.35 * np.maximum(apart, 10.0)[per, kind]
@@ -221,12 +229,12 @@ def set_radius(width: np.ndarray, group: np.ndarray, w_min: float, w_max: float,
     and with too few of those the configured radius.
     """
     good = (width > w_min + 1e-9) & (width < w_max - 1e-9)
-    fallback = 0.5 * float(np.median(width[good])) if good.sum() >= min_pieces else nominal
+    fallback = 0.5 * float(median(width[good], axis=0)) if good.sum() >= min_pieces else nominal
     radius = np.full(len(width), fallback)
     for g in np.unique(group):
         members = (group == g) & good
         if members.sum() >= min_pieces:
-            radius[group == g] = 0.5 * float(np.median(width[members]))
+            radius[group == g] = 0.5 * float(median(width[members], axis=0))
     return radius
 
 
@@ -304,7 +312,7 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     w = w.reshape(n_p, -1)
     c = c.reshape(n_p, -1)
     width = w.max(axis=1)
-    side_shift = np.median(c, axis=1)
+    side_shift = median(c, axis=1)
     radius = set_radius(width, group, widths[0], widths[-1], r0)
     t0 = float(ks.t[0])
     height = cfg.pieces.height_sq

@@ -22,22 +22,35 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision.stats import median
+
 # A reference with a channel this bright may be clipped by the sensor: it understates the light.
 _SATURATED = 250.0
 
 
+# OpenBLAS runs a matrix product on one thread when m * n * k is at most this (65536 times its
+# default GEMM_MULTITHREAD_THRESHOLD of 4): a multithreaded product of these small sizes, on a
+# small computer busy with the camera, costs more than it saves.
+_ONE_THREAD_MNK = 65536 * 4
+
+
 @dataclass(frozen=True)
 class Weights:
-    """Sparse weights: row x takes `w[x, k]` of reference `idx[x, k]` (a gather, no BLAS: a
-    multithreaded matrix product on a busy small computer costs more than it saves)."""
+    """Row x takes `matrix[x, r]` of reference r (at most `max_refs` non-zero per row).
 
-    idx: np.ndarray  # (X, K) int
-    w: np.ndarray  # (X, K) float64, 0 where padded
+    Applied as a dense matrix product in blocks of rows small enough for one thread: a product
+    does the few hundred thousand multiplications several times faster than gathering only
+    the non-zero ones."""
+
+    matrix: np.ndarray  # (X, R) float64
 
     def apply(self, per_ref: np.ndarray) -> np.ndarray:
         """(X, C) weighted sums of `per_ref` (R, C)."""
-        # Column by column: a gather of (X, K, C) with a short last axis is twice as slow.
-        return np.stack([(self.w * col[self.idx]).sum(axis=1) for col in per_ref.T], axis=1)
+        rows = max(1, _ONE_THREAD_MNK // (per_ref.shape[1] * self.matrix.shape[1]))
+        if len(self.matrix) <= rows:
+            return self.matrix @ per_ref
+        return np.vstack([self.matrix[i:i + rows] @ per_ref
+                          for i in range(0, len(self.matrix), rows)])
 
 
 @dataclass(frozen=True)
@@ -65,7 +78,9 @@ def _weights(points_uv: np.ndarray, refs_uv: np.ndarray, sigma_sq: float,
         np.fill_diagonal(w, 0.0)
     k = min(max_refs, max(1, int((w > 0).sum(axis=1).max())))
     idx = np.argsort(-w, axis=1)[:, :k]
-    return Weights(idx, np.take_along_axis(w, idx, axis=1))
+    matrix = np.zeros_like(w)
+    np.put_along_axis(matrix, idx, np.take_along_axis(w, idx, axis=1), axis=1)
+    return Weights(matrix)
 
 
 def plan_light(corner_uv: np.ndarray, probe_uv: np.ndarray, base_uv: np.ndarray,
@@ -204,7 +219,7 @@ def board_colour(samples_bgr: np.ndarray, chroma_tol: float = 0.035,
     near = (d2 < chroma_tol ** 2) & (np.abs(log_b[:, None] - log_b[None, :])
                                      < np.log(brightness_ratio))
     members = near[int(np.argmax(near.sum(axis=1)))]
-    return np.median(x[members], axis=0)
+    return median(x[members], axis=0)
 
 
 def board_colours(dark_samples_bgr: np.ndarray, light_samples_bgr: np.ndarray,

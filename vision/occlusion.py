@@ -16,6 +16,7 @@ import numpy as np
 from vision.config import VisionConfig
 from vision.light import LocalLight, fit_veil
 from vision.sampling import SquareSamples
+from vision.stats import median
 
 _WEIGHTS = np.array([0.5, 1.0, 1.0], np.float32)  # lightness counts less: shadows, glare
 
@@ -46,8 +47,8 @@ def _lit_piece(lab: np.ndarray, piece_labs: list[np.ndarray], hue_deg: float = 1
 
 def _corner_quadrants(flat: np.ndarray, s: SquareSamples) -> np.ndarray:
     """Median colours (C, 4, 3) of the two dark and two light quadrants at each grid corner."""
-    dark = np.median(flat[s.corner_dark], axis=2)  # (C, 2, 3)
-    light_q = np.median(flat[s.corner_light], axis=2)
+    dark = median(flat[s.corner_dark], axis=2)  # (C, 2, 3)
+    light_q = median(flat[s.corner_light], axis=2)
     return np.concatenate([dark, light_q], axis=1)
 
 
@@ -98,7 +99,7 @@ def covered_squares(flat: np.ndarray, s: SquareSamples, contrast: float, cfg: Vi
     # corner: the model takes a hand for a shadow and lowers it there.)
     washed = raw.min(axis=(1, 2)) >= cfg.washed_out_level
     if board_bgr is not None:
-        usual = float(np.median(light.corner_gain)) * float(np.mean(board_bgr[1]))
+        usual = float(median(light.corner_gain, axis=0)) * float(np.mean(board_bgr[1]))
         washed |= raw.mean(axis=(1, 2)) > usual
     hidden_under = hidden_at & ~washed[None, :]
     return (n_corners > 0) & (hidden >= np.minimum(cfg.hidden_corners, n_corners)), hidden_under
@@ -125,7 +126,7 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
     # The probes sit where no piece reaches (see sampling): only the light colour belongs there.
     # Lighter than it, in its hue, is more light (sun through a window, glare: what a smooth
     # light model misses at a sharp edge), not a hand: only darkness and hue count.
-    lit_probe = np.median(probe_lab[..., 0], axis=1) > light_lab[0] + 0.25 * contrast
+    lit_probe = median(probe_lab[..., 0], axis=1) > light_lab[0] + 0.25 * contrast
     probe_lab = probe_lab.copy()
     probe_lab[..., 0] = np.minimum(probe_lab[..., 0], light_lab[0])
     # In such a patch of extra light a piece is lighter and more saturated than its set,

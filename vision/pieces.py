@@ -30,6 +30,7 @@ from vision.kings import _ray_distance, read_kings
 from vision.light import board_colours, fit_veil, local_light
 from vision.occlusion import covered_squares, occluded_squares
 from vision.sampling import SquareSamples
+from vision.stats import median
 
 EMPTY, WHITE_MAN, BLACK_MAN, WHITE_KING, BLACK_KING, OCCLUDED = range(6)
 
@@ -238,8 +239,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     flat = _FloatGather(img.reshape(-1, 3))
 
     n = len(s.playable)
-    patches = np.median(flat[s.ref].reshape(n, 4, -1, 3), axis=2)  # (S, 4, 3)
-    probe_bgr = np.median(flat[s.probe], axis=1)  # (L, 3)
+    patches = median(flat[s.ref].reshape(n, 4, -1, 3), axis=2)  # (S, 4, 3)
+    probe_bgr = median(flat[s.probe], axis=1)  # (L, 3)
     dark_bgr, light_bgr = board_colours(patches, probe_bgr)
     # Shadows scale colours, glare adds light: undo both where each sample lies (vision.light).
     light = local_light(s.light_plan, patches, probe_bgr, dark_bgr, light_bgr, s.base.shape[1])
@@ -247,7 +248,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     best = np.argsort(-light.trust[:4 * n].reshape(n, 4), axis=1)[:, :2]
 
     base_all = light.correct_base(flat[s.base])
-    base_bgr = np.median(base_all, axis=1)
+    base_bgr = median(base_all, axis=1)
     dark_lab = _to_lab(dark_bgr[None])[0]
     light_lab = _to_lab(light_bgr[None])[0]
     contrast = max(20.0, float(np.linalg.norm(dark_lab - light_lab)))
@@ -265,7 +266,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     ref_px = np.take_along_axis(ref_px, best[:, :, None, None], axis=1).reshape(
         len(s.playable), -1, 3)
     ref_lab = _to_lab(light.correct_all(ref_px))
-    spread = float(np.percentile(np.median(np.linalg.norm(ref_lab - dark_lab, axis=2), axis=1),
+    spread = float(np.percentile(median(np.linalg.norm(ref_lab - dark_lab, axis=2), axis=1),
                                  25))
     threshold = max(cfg.occupied_spread * spread, cfg.occupied_contrast * contrast)
     not_board = np.linalg.norm(base_px - dark_lab, axis=2) > threshold
@@ -349,7 +350,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
             if len(members):
                 # (The light correction may push a black set below zero, where a shade of
                 # it is no longer a colour: keep it a dark grey at least.)
-                centres.append(np.maximum(np.median(own[members], axis=0), _DARKEST_SET_BGR))
+                centres.append(np.maximum(median(own[members], axis=0), _DARKEST_SET_BGR))
         d_board = _ray_distance(base_bgr_px, dark_bgr, 0.35, 1.6)
         # A glare veil is light the board reflects: a piece standing in it does not carry it,
         # so a piece's pixel is also judged by the light's gain alone.
@@ -388,10 +389,10 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
 
     # -- kings -----------------------------------------------------------------------------------
     # Which height explains each piece's silhouette, one disc or two (see vision.kings).
-    frame_bgr = np.median(flat[s.frame], axis=0)
+    frame_bgr = median(flat[s.frame], axis=0)
     # (The king stage was tuned with the plain medians of the board's samples as background.)
-    background = np.stack([np.median(patches.reshape(-1, 3), axis=0),
-                           np.median(probe_bgr, axis=0), frame_bgr])
+    background = np.stack([median(patches.reshape(-1, 3), axis=0),
+                           median(probe_bgr, axis=0), frame_bgr])
     king = np.zeros(n, bool)
     king_conf = np.full(n, 0.5)
     if len(idx):

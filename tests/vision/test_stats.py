@@ -1,0 +1,22 @@
+"""vision.stats.median against numpy's own median (the reference it replaces)."""
+
+import numpy as np
+import pytest
+
+from vision.stats import median
+
+
+@pytest.mark.parametrize("shape,axis", [((32, 4, 9, 3), 2), ((32, 6, 3), 1), ((7,), 0),
+                                        ((256, 3), 0), ((5, 4), 1), ((1, 3), 0)])
+def test_median_matches_numpy(shape, axis):
+    x = np.random.default_rng(sum(shape)).normal(100.0, 40.0, shape).astype(np.float32)
+    assert np.allclose(median(x, axis=axis), np.median(x, axis=axis), rtol=0, atol=1e-4)
+
+
+def test_median_of_even_count_is_mean_of_middle_pair():
+    assert median(np.array([[4.0, 1.0, 3.0, 10.0]]), axis=1)[0] == pytest.approx(3.5)
+
+
+def test_median_of_nothing_is_an_error():
+    with pytest.raises(ValueError):
+        median(np.zeros((0, 3)), axis=0)

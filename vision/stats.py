@@ -1,0 +1,22 @@
+"""Medians of the few samples a square gives, fast.
+
+`np.median` partitions, checks for NaN and means the middle values, a fixed cost several times
+that of sorting the handful of values (4 to 40) each square or patch is summarised by; run
+twenty times per frame, the difference is a tenth of the observation's time budget.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def median(x: np.ndarray, axis: int) -> np.ndarray:
+    """The median along `axis`, as `np.median` gives it for arrays without NaN."""
+    n = x.shape[axis]
+    if n == 0:
+        raise ValueError("median of no values")
+    s = np.sort(x, axis=axis)
+    mid = np.take(s, n // 2, axis=axis)
+    if n % 2:
+        return mid
+    return 0.5 * (np.take(s, n // 2 - 1, axis=axis) + mid)
