@@ -35,9 +35,12 @@ from vision.stats import median
 
 def _ray_distance(x: np.ndarray, b: np.ndarray, lo: float, hi: float) -> np.ndarray:
     """Distance from colours x (..., 3) to the segments {a*b : lo <= a <= hi}; b broadcasts."""
-    bb = np.maximum((b * b).sum(axis=-1), 1e-6)
-    a = np.clip((x * b).sum(axis=-1) / bb, lo, hi)
-    return np.linalg.norm(x - a[..., None] * b, axis=-1)
+    # From dot products: numpy reduces a length-3 axis slowly.
+    x = np.asarray(x, np.float64)
+    b = np.asarray(b, np.float64)
+    return _ray_distance_rows(np.einsum("...i,...i->...", x, x),
+                              np.einsum("...i,...i->...", x, b),
+                              np.einsum("...i,...i->...", b, b), lo, hi)
 
 
 def _ray_distance_rows(xx: np.ndarray, xb: np.ndarray, bb: np.ndarray,
@@ -289,7 +292,12 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     n_along = along.shape[1] * along.shape[2]
     per = np.concatenate([np.repeat(np.arange(n_p), n_along),
                           np.repeat(np.arange(n_p), across.shape[1] * across.shape[2])])
-    cols = (cols - off[per]) / gain[per, None]
+    # (per piece by broadcasting: the samples come piece by piece, along lines then across)
+    n_al = n_p * n_along
+    cols[:n_al] = ((cols[:n_al].reshape(n_p, n_along, 3) - off[:, None]) / gain[:, None, None]
+                   ).reshape(-1, 3)
+    cols[n_al:] = ((cols[n_al:].reshape(n_p, -1, 3) - off[:, None]) / gain[:, None, None]
+                   ).reshape(-1, 3)
     kind = np.concatenate([ks.along_kind[idx].reshape(-1), ks.across_kind[idx].reshape(-1)])
     mix = np.concatenate([ks.along_mix[idx].reshape(-1), ks.across_mix[idx].reshape(-1)])
     board = background_bgr.astype(np.float32)
