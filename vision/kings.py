@@ -58,13 +58,16 @@ def piece_likeness(x: np.ndarray, piece: np.ndarray, per: np.ndarray, board: np.
     board[kind]: the distance to (any shade of) the board minus that to the piece, relative to
     how far apart the two are.  Where `mix` (N,) names another kind (a sample by a grid line),
     any blend of the two board colours counts as board."""
-    xx = np.einsum("ij,ij->i", x, x)
+    # (Row sums of three as a product with ones and row gathers by np.take: numpy's
+    # reductions over a length-3 axis and fancy indexing of rows are several times slower.)
+    ones = np.ones(3, x.dtype)
+    xx = (x * x) @ ones
     x_boards = x @ board.T  # (N, kinds)
-    rows = np.arange(len(x))
-    xb = x_boards[rows, kind]
-    xp = np.einsum("ij,ij->i", x, piece[per])
+    n_kinds = len(board)
+    xb = np.take(x_boards.reshape(-1), np.arange(len(x)) * n_kinds + kind)
+    xp = (x * np.take(piece, per, axis=0)) @ ones
     bb = board @ board.T  # (kinds, kinds)
-    d_board = _ray_distance_rows(xx, xb, bb[kind, kind], *board_shade)
+    d_board = _ray_distance_rows(xx, xb, np.take(np.diag(bb), kind), *board_shade)
     if mix is not None:
         edge = np.flatnonzero(mix != kind)
         if len(edge):
@@ -77,9 +80,10 @@ def piece_likeness(x: np.ndarray, piece: np.ndarray, per: np.ndarray, board: np.
                         + share ** 2 * bb[m, m])
             d_board[edge] = np.minimum(d_board[edge], _ray_distance_rows(
                 xe, x_blend, bb_blend, *board_shade).min(axis=0))
-    d_piece = _ray_distance_rows(xx, xp, (piece * piece).sum(axis=1)[per], *piece_shade)
+    d_piece = _ray_distance_rows(xx, xp, np.take((piece * piece) @ np.ones(3, piece.dtype), per),
+                                 *piece_shade)
     apart = np.linalg.norm(piece[:, None, :] - board[None, :, :], axis=2)  # (P, kinds)
-    scale = 0.35 * np.maximum(apart, 10.0)[per, kind]
+    scale = 0.35 * np.take(np.maximum(apart, 10.0).reshape(-1), per * n_kinds + kind)
     return np.clip((d_board - d_piece) / scale, -1.0, 1.0)
 
 
@@ -103,27 +107,34 @@ def _cumulative(p: np.ndarray) -> np.ndarray:
     return c
 
 
-def _at(cum: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """cum (R x (T+1)) read at fractional sample boundaries pos (R x ...), interpolated."""
+def _steps(cum: np.ndarray) -> np.ndarray:
+    """cum[:, i + 1] - cum[:, i] at column i (the last column is never read)."""
+    steps = np.zeros_like(cum)
+    np.subtract(cum[:, 1:], cum[:, :-1], out=steps[:, :-1])
+    return steps
+
+
+def _at(cum: np.ndarray, pos: np.ndarray, steps: np.ndarray | None = None) -> np.ndarray:
+    """cum (R x (T+1)) read at fractional sample boundaries pos (R x ...), interpolated;
+    `steps` is `_steps(cum)` when already at hand."""
     rows, width = cum.shape
-    x = np.clip(pos, 0.0, width - 1.000001)
-    i = x.astype(np.int64)
-    f = (x - i).astype(np.float32)
-    base = (np.arange(rows) * width).reshape((rows,) + (1,) * (pos.ndim - 1))
-    flat = cum.reshape(-1)
-    j = base + i
-    lo = flat[j]
-    j += 1
-    return lo + f * (flat[j] - lo)
+    if steps is None:
+        steps = _steps(cum)
+    # The row's offset in the flat array joins the position before it is split into whole
+    # and fraction (in float64, exact enough): one integer array fewer.
+    x = np.clip(pos, 0.0, width - 1.000001, out=np.empty(pos.shape))
+    x += (np.arange(rows) * width).reshape((rows,) + (1,) * (pos.ndim - 1))
+    j = x.astype(np.intp)
+    f = (x - j).astype(np.float32)
+    return cum.reshape(-1)[j] + f * steps.reshape(-1)[j]
 
 
 def _at_columns(cum: np.ndarray, pos: np.ndarray) -> np.ndarray:
     """`_at` for positions pos (K,) shared by every row: (R, K)."""
     x = np.clip(pos, 0.0, cum.shape[1] - 1.000001)
-    i = x.astype(np.int64)
+    i = x.astype(np.intp)
     f = (x - i).astype(np.float32)
-    lo = cum[:, i]
-    return lo + f * (cum[:, i + 1] - lo)
+    return cum[:, i] + f * _steps(cum)[:, i]
 
 
 def interval_scores(cum: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
@@ -133,7 +144,8 @@ def interval_scores(cum: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.n
     `end`, and is read only at its own size); an empty interval scores minus the whole line.
     """
     total = cum[:, -1].reshape((cum.shape[0],) + (1,) * (end.ndim - 1))
-    inside = np.where(end >= start, _at(cum, end) - _at(cum, start), 0.0)
+    steps = _steps(cum)
+    inside = np.where(end >= start, _at(cum, end, steps) - _at(cum, start, steps), 0.0)
     return 2.0 * inside - total
 
 
