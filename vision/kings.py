@@ -188,17 +188,18 @@ def height_scores(p: np.ndarray, step: float, t0: float, b: np.ndarray, radius: 
     chord = np.sqrt(np.maximum(r2 - rel ** 2, 0.0))  # (P, G, J)
     # Lines grazing the piece's side say little (a steep chord): weigh them down.
     weight = np.clip((r2 - rel ** 2) / (0.5 * r2), 0.0, 1.0)
-    o = np.linspace(-max_shift, max_shift, shifts)
-    start = o[None, None, None, :, None] - chord[:, None, :, None, :]  # (P, 1, G, O, J)
-    end = (o[None, None, None, :, None] + lam[:, :, :, None, None]
-           + rho[:, :, :, None, None] * chord[:, None, :, None, :])  # (P, 2, G, O, J)
     to_idx = 1.0 / step
-    s_idx = (start - t0) * to_idx + 0.5
-    e_idx = (end - t0) * to_idx + 0.5
-    # Rows of cum are (P*J): move J next to P.  Both heights share each start: read it once.
-    s_idx = np.moveaxis(s_idx, 4, 1).reshape(n_p * n_j, 1, n_g, shifts)
-    e_idx = np.moveaxis(e_idx, 4, 1).reshape(n_p * n_j, 2, n_g, shifts)
-    line = interval_scores(cum, s_idx, e_idx).reshape(n_p, n_j, 2, n_g, shifts)
+    # Sample boundaries, built in the layout of cum's rows (P*J): start at shift o is
+    # o - chord, end is o + lam + rho * chord (in samples from the line's first).
+    o_idx = (np.linspace(-max_shift, max_shift, shifts) - t0) * to_idx + 0.5  # (O,)
+    chord_pj = np.moveaxis(chord, 2, 1) * to_idx  # (P, J, G)
+    s_idx = o_idx - chord_pj[:, :, None, :, None]  # (P, J, 1, G, O)
+    e_idx = o_idx + (lam[:, None, :, :] * to_idx + rho[:, None, :, :]
+                     * chord_pj[:, :, None, :])[..., None]  # (P, J, 2, G, O)
+    # Both heights share each start: read it once.
+    line = interval_scores(cum, s_idx.reshape(n_p * n_j, 1, n_g, shifts),
+                           e_idx.reshape(n_p * n_j, 2, n_g, shifts)).reshape(
+        n_p, n_j, 2, n_g, shifts)
     total = (line * np.moveaxis(weight, 2, 1)[:, :, None, :, None]).sum(axis=1)  # (P,2,G,O)
     best = np.moveaxis(total.max(axis=3), 1, 2)  # (P, G, 2)
     most = 2.0 * (lam[:, 1] - lam[:, 0]) * to_idx * weight.sum(axis=2)

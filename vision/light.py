@@ -215,7 +215,7 @@ def board_colour(samples_bgr: np.ndarray, chroma_tol: float = 0.035,
         if (~same).sum() >= 3:
             x, chroma, log_b = x[~same], chroma[~same], log_b[~same]
     sq = (chroma * chroma).sum(axis=1)
-    d2 = sq[:, None] + sq[None, :] - 2.0 * np.einsum("ic,jc->ij", chroma, chroma)
+    d2 = sq[:, None] + sq[None, :] - 2.0 * (chroma @ chroma.T)
     near = (d2 < chroma_tol ** 2) & (np.abs(log_b[:, None] - log_b[None, :])
                                      < np.log(brightness_ratio))
     members = near[int(np.argmax(near.sum(axis=1)))]
@@ -253,8 +253,18 @@ def fit_veil(x: np.ndarray, true: np.ndarray, axes: tuple[int, ...] = (-1,),
     x = np.asarray(x, np.float64)
     t = np.broadcast_to(np.asarray(true, np.float64), x.shape)
     w = (x < clip).astype(np.float64)
-    sw, swt, swtt = w.sum(axis=axes), (w * t).sum(axis=axes), (w * t * t).sum(axis=axes)
-    b_t, b_e = (w * t * x).sum(axis=axes), (w * x).sum(axis=axes)
+    if axes in ((-1,), (x.ndim - 1,)):
+        # Over the channels: a product with ones (numpy reduces a length-3 axis slowly).
+        ones = np.ones(x.shape[-1])
+
+        def total(a: np.ndarray) -> np.ndarray:
+            return a @ ones
+    else:
+        def total(a: np.ndarray) -> np.ndarray:
+            return a.sum(axis=axes)
+    wt = w * t
+    sw, swt, swtt = total(w), total(wt), total(wt * t)
+    b_t, b_e = total(wt * x), total(w * x)
     det = swtt * sw - swt * swt
     known = (sw >= 2) & (np.abs(det) > 1e-6)
     det = np.where(known, det, 1.0)
@@ -264,5 +274,5 @@ def fit_veil(x: np.ndarray, true: np.ndarray, axes: tuple[int, ...] = (-1,),
     pred = g_b * t + v_b
     miss = np.where(w > 0, x - pred, np.maximum(clip - 5.0 - pred, 0.0))
     n = np.prod([x.shape[a] for a in axes])
-    r = np.sqrt((np.nan_to_num(miss) ** 2).sum(axis=axes) / n)
+    r = np.sqrt(total(np.nan_to_num(miss) ** 2) / n)
     return g, v, np.where(known, r, np.inf)

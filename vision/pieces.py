@@ -163,7 +163,11 @@ def _blurred(image: np.ndarray, roi: tuple[int, int, int, int], size_px: int) ->
     if x1 <= x0 or y1 <= y0:
         return cv2.blur(image, (size_px, size_px))
     out = np.empty_like(image)
-    out[y0:y1, x0:x1] = cv2.blur(image[y0:y1, x0:x1], (size_px, size_px))
+    roi_out = out[y0:y1, x0:x1]
+    # (Straight into the region of the output, no copy; OpenCV writes into a view it is given.)
+    blurred = cv2.blur(image[y0:y1, x0:x1], (size_px, size_px), dst=roi_out)
+    if blurred is not roi_out and not np.shares_memory(blurred, out):
+        roi_out[...] = blurred
     return out
 
 
