@@ -153,6 +153,18 @@ def _own_board(patches_bgr: np.ndarray, dark_bgr: np.ndarray,
     return np.where(ok[:, None], ref, dark_bgr), ok
 
 
+def _glare_coloured(base_bgr: np.ndarray, not_board: np.ndarray, dark_bgr: np.ndarray,
+                    gain_range: tuple[float, float] = (0.85, 1.18), min_veil: float = 20.0,
+                    tol: float = 0.04) -> np.ndarray:
+    """(S,) squares whose not-board pixels (light-corrected) average to the dark colour under
+    a grey veil at about its own gain: a glare spot, not a piece."""
+    cnt = not_board.sum(axis=1)
+    mean = (base_bgr * not_board[..., None]).sum(axis=1) / np.maximum(cnt, 1)[:, None]
+    g, v, r = fit_veil(mean, dark_bgr.astype(np.float64))
+    return ((cnt > 0) & (g >= gain_range[0]) & (g <= gain_range[1]) & (v >= min_veil)
+            & (r * np.sqrt(3.0) < tol * np.linalg.norm(mean, axis=-1)))
+
+
 def _blurred(image: np.ndarray, roi: tuple[int, int, int, int], size_px: int) -> np.ndarray:
     """The image box-blurred over `roi` (x0, y0, x1, y1), the only part the samples read
     (blurring a whole 1280x720 frame costs more than everything else one square needs).
@@ -331,7 +343,16 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         # squares whose grid corners show, when enough do.
         corner_cover = covered_squares(flat, s, contrast, cfg, light, (dark_bgr, light_bgr))
         covered = corner_cover[0]
-        learn = idx[~covered[idx]] if (~covered[idx]).sum() >= 2 else idx
+        # Nor from glare: a "piece" whose colour is the bare square's under a grey veil, at
+        # the square's own brightness (a set lighter than the squares is a veiled dark colour
+        # too, but at a lower gain).
+        # (A few squares: a set of wood on dark wood is such a colour, and has more members.)
+        glare = _glare_coloured(base_all, not_board, dark_bgr)
+        if glare[idx].sum() > max(2, 0.2 * len(idx)):
+            glare[:] = False
+        keep = ~covered & ~glare
+        learn = idx[keep[idx]] if keep[idx].sum() >= 2 else (
+            idx[~covered[idx]] if (~covered[idx]).sum() >= 2 else idx)
         if len(idx) >= 2:
             sets = _piece_sets(piece_lab[learn], 0.3 * contrast)
             if trace is not None:

@@ -81,6 +81,20 @@ def test_pieces_beside_a_glare_spot_are_seen(seed):
     assert missed == []
 
 
+def test_glare_spots_do_not_make_a_piece_set():
+    """Evaluation scene 11183: red and black men, and a glare spot over two empty dark
+    squares.  Read as pieces, the two spots made a third colour group, farther from the
+    black set than the red men are: the sets became glare and black, and every red man read
+    empty.  Every red piece is seen, and no spot is read as a piece."""
+    frame, obs = _evaluation_scene(11183)
+    for sq in frame.placement.squares:
+        piece = frame.placement.piece_at(sq)
+        if piece is not None and piece.color.value == "white":
+            assert obs.label(sq) in ("white_man", "white_king"), obs.board.square_name(sq)
+        elif piece is None:
+            assert obs.label(sq) in ("empty", "occluded"), obs.board.square_name(sq)
+
+
 def test_a_glare_spot_is_no_hand_and_has_no_fringe():
     """Frame 200 of rendered replay game 34 (bench/replay_eval.py): a glare spot and a hard
     shadow, no hand; three moves played (a3xe7 f8xd6 f4-e5).  The spot hides the grid corners
