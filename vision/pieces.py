@@ -127,7 +127,11 @@ def _shade_range(piece_bgr: np.ndarray, board_bgr: np.ndarray) -> tuple[float, f
     if float(_ray_distance(board_bgr, piece_bgr, 0.45, 1.6)) < \
             0.35 * float(np.linalg.norm(board_bgr - piece_bgr)):
         return 0.8, 1.25
-    return 0.45, 1.6
+    # A set much darker than the squares: additive light (gloss, a light model made for the
+    # board that under-corrects a piece) lifts it by many times its own brightness, up to about
+    # that of the squares.
+    return 0.45, float(np.clip(0.8 * np.linalg.norm(board_bgr)
+                               / max(float(np.linalg.norm(piece_bgr)), 1.0), 1.6, 3.0))
 
 
 def _chromaticity(bgr: np.ndarray, floor: float = 10.0) -> np.ndarray:

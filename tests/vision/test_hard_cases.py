@@ -81,6 +81,18 @@ def test_pieces_beside_a_glare_spot_are_seen(seed):
     assert missed == []
 
 
+def test_a_dark_set_seen_brighter_than_its_colour_is_seen():
+    """Evaluation scene 11258: navy men on brown squares under a glare spot.  Corrected with
+    the board's light, the men away from the spot are nearly black and those beside it three
+    times brighter, beyond the shades a set may take: three black men read as empty."""
+    frame, obs = _evaluation_scene(11258)
+    black = [sq for sq in frame.placement.squares
+             if (p := frame.placement.piece_at(sq)) is not None and p.color.value == "black"]
+    assert len(black) > 10
+    missed = [obs.board.square_name(sq) for sq in black if obs.label(sq) == "empty"]
+    assert missed == []
+
+
 def test_glare_spots_do_not_make_a_piece_set():
     """Evaluation scene 11183: red and black men, and a glare spot over two empty dark
     squares.  Read as pieces, the two spots made a third colour group, farther from the
