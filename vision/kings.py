@@ -126,15 +126,17 @@ def _at(cum: np.ndarray, pos: np.ndarray, steps: np.ndarray | None = None) -> np
     x += (np.arange(rows) * width).reshape((rows,) + (1,) * (pos.ndim - 1))
     j = x.astype(np.intp)
     f = (x - j).astype(np.float32)
-    return cum.reshape(-1)[j] + f * steps.reshape(-1)[j]
+    return np.take(cum.reshape(-1), j) + f * np.take(steps.reshape(-1), j)
 
 
-def _at_columns(cum: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """`_at` for positions pos (K,) shared by every row: (R, K)."""
-    x = np.clip(pos, 0.0, cum.shape[1] - 1.000001)
+def _at_rows(cum_t: np.ndarray, steps_t: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """`_at` for positions pos (K,) shared by every line, with the prefix sums and their
+    steps transposed ((T+1) x R): (K, R).  (Whole rows are copied: reading the same columns
+    of every row is several times slower.)"""
+    x = np.clip(pos, 0.0, cum_t.shape[0] - 1.000001)
     i = x.astype(np.intp)
-    f = (x - i).astype(np.float32)
-    return cum[:, i] + f * _steps(cum)[:, i]
+    f = (x - i).astype(np.float32)[:, None]
+    return np.take(cum_t, i, axis=0) + f * np.take(steps_t, i, axis=0)
 
 
 def interval_scores(cum: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
@@ -156,14 +158,18 @@ def fit_width(p: np.ndarray, step: float, u0: float, max_shift: float, widths: n
     The interval [centre - width/2, centre + width/2] that best separates piece from board,
     the centre within +-max_shift of the square's centre line.
     """
-    cum = _cumulative(p)
+    # Every line tries the same intervals: the prefix sums are read along the lines' length,
+    # once per interval (the sum outside is the line's total minus the sum inside, the same
+    # for all), so they are laid out with that position first.
+    cum_t = np.ascontiguousarray(_cumulative(p).T)  # (U+1, R)
+    steps_t = np.zeros_like(cum_t)
+    np.subtract(cum_t[1:], cum_t[:-1], out=steps_t[:-1])
     centres = np.linspace(-max_shift, max_shift, 13)
     lo = (centres[:, None] - widths[None, :] / 2 - u0) / step + 0.5
     hi = (centres[:, None] + widths[None, :] / 2 - u0) / step + 0.5
-    # Every line tries the same intervals: read the prefix sums column-wise, once per interval
-    # (the sum outside is the line's total minus the sum inside, the same for all).
-    inside = _at_columns(cum, hi.ravel()) - _at_columns(cum, np.minimum(lo, hi).ravel())
-    best = np.argmax(inside, axis=1)
+    inside = (_at_rows(cum_t, steps_t, hi.ravel())
+              - _at_rows(cum_t, steps_t, np.minimum(lo, hi).ravel()))  # (intervals, lines)
+    best = np.argmax(inside, axis=0)
     ci, wi = np.unravel_index(best, lo.shape)
     return widths[wi], centres[ci]
 
@@ -320,7 +326,8 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     c0, c1, c2 = cols.T  # (column by column: numpy reduces a length-3 axis slowly)
     lum = (c0 + c1 + c2) / 3.0
     chroma = np.maximum(np.maximum(c0, c1), c2) - np.minimum(np.minimum(c0, c1), c2)
-    brighter = np.maximum(piece.mean(axis=1)[per], board.mean(axis=1)[kind]) + kc.spot_delta
+    brighter = np.maximum(np.take(piece.mean(axis=1), per),
+                          np.take(board.mean(axis=1), kind)) + kc.spot_delta
     p[(lum > brighter) & (chroma < 0.35 * lum)] = 0.0
     p_along = p[:n_p * n_along].reshape(along.shape[:3])
     p_across = p[n_p * n_along:].reshape(across.shape[:3])
