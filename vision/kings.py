@@ -30,7 +30,7 @@ import numpy as np
 from vision.config import VisionConfig
 from vision.king_samples import KingSamples
 from vision.light import LocalLight
-from vision.stats import median
+from vision.stats import channel_sum, median
 
 
 def _ray_distance(x: np.ndarray, b: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -58,14 +58,12 @@ def piece_likeness(x: np.ndarray, piece: np.ndarray, per: np.ndarray, board: np.
     board[kind]: the distance to (any shade of) the board minus that to the piece, relative to
     how far apart the two are.  Where `mix` (N,) names another kind (a sample by a grid line),
     any blend of the two board colours counts as board."""
-    # (Row sums of three as a product with ones and row gathers by np.take: numpy's
-    # reductions over a length-3 axis and fancy indexing of rows are several times slower.)
-    ones = np.ones(3, x.dtype)
-    xx = (x * x) @ ones
+    # (Row gathers by np.take: fancy indexing of rows is several times slower.)
+    xx = channel_sum(x * x)
     x_boards = x @ board.T  # (N, kinds)
     n_kinds = len(board)
     xb = np.take(x_boards.reshape(-1), np.arange(len(x)) * n_kinds + kind)
-    xp = (x * np.take(piece, per, axis=0)) @ ones
+    xp = channel_sum(x * np.take(piece, per, axis=0))
     bb = board @ board.T  # (kinds, kinds)
     d_board = _ray_distance_rows(xx, xb, np.take(np.diag(bb), kind), *board_shade)
     if mix is not None:
@@ -80,8 +78,7 @@ def piece_likeness(x: np.ndarray, piece: np.ndarray, per: np.ndarray, board: np.
                         + share ** 2 * bb[m, m])
             d_board[edge] = np.minimum(d_board[edge], _ray_distance_rows(
                 xe, x_blend, bb_blend, *board_shade).min(axis=0))
-    d_piece = _ray_distance_rows(xx, xp, np.take((piece * piece) @ np.ones(3, piece.dtype), per),
-                                 *piece_shade)
+    d_piece = _ray_distance_rows(xx, xp, np.take(channel_sum(piece * piece), per), *piece_shade)
     apart = np.linalg.norm(piece[:, None, :] - board[None, :, :], axis=2)  # (P, kinds)
     scale = 0.35 * np.take(np.maximum(apart, 10.0).reshape(-1), per * n_kinds + kind)
     return np.clip((d_board - d_piece) / scale, -1.0, 1.0)

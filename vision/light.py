@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.stats import median
+from vision.stats import channel_sum, median
 
 # A reference with a channel this bright may be clipped by the sensor: it understates the light.
 _SATURATED = 250.0
@@ -253,15 +253,10 @@ def fit_veil(x: np.ndarray, true: np.ndarray, axes: tuple[int, ...] = (-1,),
     x = np.asarray(x, np.float64)
     t = np.broadcast_to(np.asarray(true, np.float64), x.shape)
     w = (x < clip).astype(np.float64)
-    if axes in ((-1,), (x.ndim - 1,)):
-        # Over the channels: a product with ones (numpy reduces a length-3 axis slowly).
-        ones = np.ones(x.shape[-1])
 
-        def total(a: np.ndarray) -> np.ndarray:
-            return a @ ones
-    else:
-        def total(a: np.ndarray) -> np.ndarray:
-            return a.sum(axis=axes)
+    def total(a: np.ndarray) -> np.ndarray:
+        return channel_sum(a) if axes in ((-1,), (x.ndim - 1,)) else a.sum(axis=axes)
+
     wt = w * t
     sw, swt, swtt = total(w), total(wt), total(wt * t)
     b_t, b_e = total(wt * x), total(w * x)

@@ -16,18 +16,17 @@ import numpy as np
 from vision.config import VisionConfig
 from vision.light import LocalLight, fit_veil
 from vision.sampling import SquareSamples
-from vision.stats import median
+from vision.stats import channel_sum, median
 
 _WEIGHTS = np.array([0.5, 1.0, 1.0], np.float32)  # lightness counts less: shadows, glare
 
 
 def _foreign(lab: np.ndarray, known: list[np.ndarray], contrast: float,
              threshold: float) -> np.ndarray:
-    # Squared distances to all the known colours at once, from dot products (numpy reduces a
-    # length-3 axis slowly).
+    # Squared distances to all the known colours at once, from dot products.
     y = (np.asarray(lab, np.float64) * _WEIGHTS).reshape(-1, 3)
     ky = np.array(known, np.float64).reshape(-1, 3) * _WEIGHTS
-    d2 = ((y * y) @ np.ones(3))[:, None] - 2.0 * (y @ ky.T) + ((ky * ky) @ np.ones(3))[None, :]
+    d2 = channel_sum(y * y)[:, None] - 2.0 * (y @ ky.T) + channel_sum(ky * ky)[None, :]
     d = np.sqrt(np.maximum(d2.min(axis=1), 0.0)).reshape(lab.shape[:-1])
     return d / contrast > threshold
 

@@ -1,9 +1,9 @@
-"""vision.stats.median against numpy's own median (the reference it replaces)."""
+"""vision.stats against numpy's own median and sum (the references they replace)."""
 
 import numpy as np
 import pytest
 
-from vision.stats import median
+from vision.stats import channel_sum, median
 
 
 @pytest.mark.parametrize("shape,axis", [((32, 4, 9, 3), 2), ((32, 6, 3), 1), ((7,), 0),
@@ -20,3 +20,8 @@ def test_median_of_even_count_is_mean_of_middle_pair():
 def test_median_of_nothing_is_an_error():
     with pytest.raises(ValueError):
         median(np.zeros((0, 3)), axis=0)
+
+
+def test_channel_sum_matches_numpy():
+    x = np.random.default_rng(3).uniform(0, 255, (32, 37, 3)).astype(np.float32)
+    assert np.allclose(channel_sum(x), x.sum(axis=-1), rtol=1e-6)
