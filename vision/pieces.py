@@ -51,6 +51,12 @@ def _to_lab(bgr: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(flat, cv2.COLOR_BGR2LAB).reshape(bgr.shape).astype(np.float32)
 
 
+def _to_bgr(lab: np.ndarray) -> np.ndarray:
+    """BGR of one Lab colour (3,) (OpenCV's 8-bit Lab)."""
+    px = np.clip(np.asarray(lab, np.float64), 0, 255).astype(np.uint8).reshape(1, 1, 3)
+    return cv2.cvtColor(px, cv2.COLOR_LAB2BGR).reshape(3).astype(np.float64)
+
+
 def _sigmoid(x: np.ndarray | float) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.asarray(x, np.float64)))
 
@@ -441,9 +447,14 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     # Light squares take the light correction of the playable squares around them.
     probe_px_lab = _to_lab(light.correct_light(probe_raw))
     piece_labs = [c for c in (white_lab, black_lab) if c is not None] + other_labs
+    # A darker shade of a known colour (a piece's wall turned from the light, its shadow) is
+    # not foreign either.
+    known_bgr = [dark_bgr] + [_to_bgr(c) for c in piece_labs]
+    shaded = np.min([_ray_distance(base_all, k, 0.1, 1.0)
+                     / max(float(np.linalg.norm(k)), 1.0) for k in known_bgr], axis=0) < 0.15
     occluded, _ = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab, piece_labs,
-                                   contrast, cfg, light, own_board, (dark_bgr, light_bgr),
-                                   corner_cover)
+                                   contrast, cfg, light, own_board | shaded,
+                                   (dark_bgr, light_bgr), corner_cover)
 
     if trace is not None:
         trace.update(light=light, dark_bgr=dark_bgr, light_bgr=light_bgr, share=share,

@@ -93,6 +93,15 @@ def test_a_dark_set_seen_brighter_than_its_colour_is_seen():
     assert missed == []
 
 
+def test_a_pieces_dark_wall_and_shadow_are_no_hand():
+    """Evaluation scene 9225: blue and orange sets on a wooden
+    board at 42 deg, no hand.  The near-black wall and shadow of three pieces were colours of
+    no set and no square: a third of their centre 'foreign', they read covered."""
+    frame, obs = _evaluation_scene(9225)
+    assert frame.occluded == frozenset()
+    assert sorted(obs.board.square_name(sq) for sq in obs.occluded) == []
+
+
 def test_glare_spots_do_not_make_a_piece_set():
     """Evaluation scene 11183: red and black men, and a glare spot over two empty dark
     squares.  Read as pieces, the two spots made a third colour group, farther from the
