@@ -120,9 +120,10 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
     """(occluded per playable square, foreign share of its centre).
 
     `base_lab` (S, P, 3) and `probe_lab` (L, Q, 3) are light-corrected Lab samples;
-    `bare_px` (S, P), where given, marks base pixels already shown to be the bare square (under
-    glare the light model cannot follow): never foreign.  `covered`, where given, is
-    `covered_squares` already computed.
+    `bare_px` (S, P), where given, marks base pixels already explained: the bare square under
+    glare the light model cannot follow, or a darker shade of a known colour (a piece's wall,
+    its shadow); never foreign.  `covered`, where given, is `covered_squares` already
+    computed.
     """
     foreign_px = _foreign(base_lab, [dark_lab, *piece_labs], contrast, cfg.foreign_contrast)
     if bare_px is not None:
