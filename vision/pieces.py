@@ -26,11 +26,11 @@ import numpy as np
 
 from calibration.colour import ColourModel
 from vision.config import VisionConfig
-from vision.kings import _ray_distance, read_kings
+from vision.kings import _ray_distance, _ray_distance_rows, read_kings
 from vision.light import board_colours, fit_veil, local_light
 from vision.occlusion import covered_squares, occluded_squares
 from vision.sampling import SquareSamples
-from vision.stats import median
+from vision.stats import channel_sum, median
 
 EMPTY, WHITE_MAN, BLACK_MAN, WHITE_KING, BLACK_KING, OCCLUDED = range(6)
 
@@ -163,16 +163,15 @@ def _own_board(patches_bgr: np.ndarray, dark_bgr: np.ndarray,
     return np.where(ok[:, None], ref, dark_bgr), ok
 
 
-def _glare_coloured(base_bgr: np.ndarray, not_board: np.ndarray, dark_bgr: np.ndarray,
+def _glare_coloured(mean_bgr: np.ndarray, seen: np.ndarray, dark_bgr: np.ndarray,
                     gain_range: tuple[float, float] = (0.85, 1.18), min_veil: float = 20.0,
                     tol: float = 0.04) -> np.ndarray:
-    """(S,) squares whose not-board pixels (light-corrected) average to the dark colour under
-    a grey veil at about its own gain: a glare spot, not a piece."""
-    cnt = not_board.sum(axis=1)
-    mean = (base_bgr * not_board[..., None]).sum(axis=1) / np.maximum(cnt, 1)[:, None]
-    g, v, r = fit_veil(mean, dark_bgr.astype(np.float64))
-    return ((cnt > 0) & (g >= gain_range[0]) & (g <= gain_range[1]) & (v >= min_veil)
-            & (r * np.sqrt(3.0) < tol * np.linalg.norm(mean, axis=-1)))
+    """(S,) squares whose not-board pixels' mean colour `mean_bgr` (light-corrected; `seen`:
+    the square has such pixels) is the dark colour under a grey veil at about its own gain:
+    a glare spot, not a piece."""
+    g, v, r = fit_veil(mean_bgr, dark_bgr.astype(np.float64))
+    return (seen & (g >= gain_range[0]) & (g <= gain_range[1]) & (v >= min_veil)
+            & (r * np.sqrt(3.0) < tol * np.linalg.norm(mean_bgr, axis=-1)))
 
 
 def _blurred(image: np.ndarray, roi: tuple[int, int, int, int], size_px: int) -> np.ndarray:
@@ -327,6 +326,9 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         cnt = np.maximum(not_board.sum(axis=1), 1)[:, None]
         piece_only = (base_px * sel).sum(axis=1) / cnt
         base_lab = np.where(occ[:, None], piece_only, base_lab)
+    # Each square's colour where not bare board (BGR, light-corrected).
+    n_not_board = not_board.sum(axis=1)
+    own = (base_all * not_board[..., None]).sum(axis=1) / np.maximum(n_not_board, 1)[:, None]
 
     # -- colour sets -----------------------------------------------------------------------------
     labels = np.full(n, EMPTY)
@@ -357,7 +359,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         # the square's own brightness (a set lighter than the squares is a veiled dark colour
         # too, but at a lower gain).
         # (A few squares: a set of wood on dark wood is such a colour, and has more members.)
-        glare = _glare_coloured(base_all, not_board, dark_bgr)
+        glare = _glare_coloured(own, n_not_board > 0, dark_bgr)
         if glare[idx].sum() > max(2, 0.2 * len(idx)):
             glare[:] = False
         keep = ~covered & ~glare
@@ -376,9 +378,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         base_bgr_px = base_all
         first_white = np.linalg.norm(piece_lab - white_lab, axis=1) < \
             np.linalg.norm(piece_lab - black_lab, axis=1)
-        # Each piece's colour: the mean of its pixels that are not bare board.
-        own = (base_bgr_px * not_board[..., None]).sum(axis=1) / \
-            np.maximum(not_board.sum(axis=1), 1)[:, None]
+        # (Each piece's colour: `own`, the mean of its pixels that are not bare board.)
         centres = []
         for group in (first_white, ~first_white):
             members = idx[group[idx]]
@@ -449,9 +449,12 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     piece_labs = [c for c in (white_lab, black_lab) if c is not None] + other_labs
     # A darker shade of a known colour (a piece's wall turned from the light, its shadow) is
     # not foreign either.
-    known_bgr = [dark_bgr] + [_to_bgr(c) for c in piece_labs]
-    shaded = np.min([_ray_distance(base_all, k, 0.1, 1.0)
-                     / max(float(np.linalg.norm(k)), 1.0) for k in known_bgr], axis=0) < 0.15
+    known_bgr = np.array([dark_bgr] + [_to_bgr(c) for c in piece_labs], np.float64)  # (K, 3)
+    x = base_all.astype(np.float64)
+    xx = channel_sum(x * x)[..., None]  # (the pixels' own dot products, once for all K)
+    kk = channel_sum(known_bgr * known_bgr)
+    shaded = (_ray_distance_rows(xx, x @ known_bgr.T, kk, 0.1, 1.0)
+              / np.maximum(np.sqrt(kk), 1.0)).min(axis=-1) < 0.15
     occluded, _ = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab, piece_labs,
                                    contrast, cfg, light, own_board | shaded,
                                    (dark_bgr, light_bgr), corner_cover)
