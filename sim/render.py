@@ -26,7 +26,7 @@ from game.board import BaseBoard, Color
 from game.geometry import geometry
 from game.variants import Variant
 from sim.scene import CameraSpec, Scene
-from sim.world import World
+from sim.world import Disc, World
 
 TEXTURE_PX_PER_MM = 2.0
 CIRCLE_SEGMENTS = 48
@@ -245,8 +245,14 @@ def render(world: World, scene: Scene, variant: Variant, seed: int = 0) -> Frame
     out = np.clip(img, 0, 255).astype(np.uint8)
 
     # -- discs, back to front -----------------------------------------------------------------
-    order = sorted(world.discs, key=lambda d: (-float(np.linalg.norm(
-        np.array([d.x_mm, d.y_mm, 0.0]) - centre)), d.level))
+    # A crown sits up to a millimetre off its base: it is drawn right after the base it stands
+    # on (by the base's distance), or the base's top face would be painted over its wall.
+    def _far_first(d: Disc) -> tuple[float, int]:
+        base = _stack_base(world, d, spec.disc_diameter_mm / 2)
+        return (-float(np.linalg.norm(np.array([base.x_mm, base.y_mm, 0.0]) - centre)),
+                d.level)
+
+    order = sorted(world.discs, key=_far_first)
     field_light = lit.ambient + direct
     style = scene.pieces
     for d in order:
@@ -294,6 +300,15 @@ def render(world: World, scene: Scene, variant: Variant, seed: int = 0) -> Frame
     inside = bool(np.all((corners_px >= 0) & (corners_px <= [w - 1, h - 1])))
     return Frame(out, placement, occluded, partly, corners_px, intr, rvec.reshape(3),
                  t.reshape(3), inside)
+
+
+def _stack_base(world: World, d: Disc, r_mm: float) -> Disc:
+    """The disc at the foot of `d`'s stack (`d` itself when it stands on the board)."""
+    if d.level == 0:
+        return d
+    below = [b for b in world.discs
+             if b.level == 0 and math.hypot(b.x_mm - d.x_mm, b.y_mm - d.y_mm) <= r_mm]
+    return min(below, key=lambda b: math.hypot(b.x_mm - d.x_mm, b.y_mm - d.y_mm), default=d)
 
 
 def _draw_disc(out: np.ndarray, d: object, base: np.ndarray, local: np.ndarray,

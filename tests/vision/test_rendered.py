@@ -5,9 +5,22 @@ well enough (a saturating glare spot, every hand-covered square) are kept as exp
 the gap stays visible (see bench/vision_eval.py for the measured rates).
 """
 
+from dataclasses import replace
+
+import cv2
+import numpy as np
 import pytest
 
-from tests.vision.scenes import observe, occupancy_and_colour_errors
+from game.board import Color
+from sim.render import camera_pose, render
+from sim.world import World
+from tests.vision.scenes import (
+    SPEC,
+    VARIANT,
+    observe,
+    occupancy_and_colour_errors,
+    scene_and_board,
+)
 
 SEEDS = (101, 102, 103)
 
@@ -77,3 +90,32 @@ def test_red_pieces_on_dark_red_squares(seed):
     frame, obs = observe(seed, board_bgr=((45, 45, 150), (180, 220, 235)),
                          pieces_bgr=((50, 50, 205), (35, 35, 35)))
     assert occupancy_and_colour_errors(frame, obs) == []
+
+
+@pytest.mark.parametrize("away_mm", [1.0, -1.0])
+def test_a_crowns_wall_is_drawn_over_its_bases_top_face(away_mm):
+    """A crown sits up to a millimetre off its base.  Pushed away from the camera, it is the
+    farther disc; drawn before its base, the base's top face painted over the crown's wall and
+    every such king looked like one tall disc with a bright band.  Light straight from above:
+    the wall (vertical) is darker than the top face."""
+    scene, _, _ = scene_and_board(7, tilt=40.0)
+    scene = replace(scene, light=replace(scene.light, elevation_deg=90.0, glare=None,
+                                         hard_shadow=None, ambient=0.3))
+    world = World(SPEC)
+    x, y = world.square_center_mm(3, 3)
+    _, _, cam = camera_pose(scene)
+    away = np.array([x - cam[0], y - cam[1]])
+    away /= np.linalg.norm(away)
+    world.add_disc(Color.WHITE, x, y, 0)
+    cx, cy = x + away_mm * away[0], y + away_mm * away[1]
+    world.add_disc(Color.WHITE, cx, cy, 1)
+    frame = render(world, scene, VARIANT, seed=7)
+    h, r = SPEC.disc_height_mm, SPEC.disc_diameter_mm / 2
+    near = (cx - 0.9 * r * away[0], cy - 0.9 * r * away[1])  # the crown's wall facing the camera
+    pts = np.array([[*near, 1.5 * h], [cx, cy, 2 * h]], np.float64)
+    k = frame.intrinsics
+    kmat = np.array([[k.fx_px, 0, k.cx_px], [0, k.fy_px, k.cy_px], [0, 0, 1]])
+    px, _ = cv2.projectPoints(pts, frame.rvec, frame.tvec, kmat, np.array(k.dist))
+    wall, top = (float(frame.image[int(round(v)), int(round(u))].mean())
+                 for u, v in px.reshape(-1, 2))
+    assert wall < 0.8 * top, (wall, top)
