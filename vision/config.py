@@ -59,6 +59,13 @@ class KingConfig:
     min_step_px: float = 1.0  # below this man-to-king image difference nothing is decided
     full_step_px: float = 6.0  # from this difference on, the fit alone sets the confidence
     clear_preference: float = 0.2  # a preference this far from the split is fairly sure
+    # The wall test (vision.kings.wall_preference), added to the silhouette's preference with
+    # this weight: it decides where the silhouette hardly does.
+    wall_weight: float = 0.5
+    wall_contrast: tuple[float, float] = (20.0, 60.0)  # top minus wall brightness (0..255)
+    wall_min_step_px: float = 3.0  # a band narrower than this is a sample or so: not used
+    wall_lines_sq: float = 0.12  # only lines this close to the piece's middle
+    wall_top_sq: float = 0.15  # the length of top face read beyond a king's wall
 
 
 @dataclass(frozen=True)

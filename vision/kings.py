@@ -13,6 +13,11 @@ best shift o.  One disc against two: the difference, divided by the most it coul
 +1 for a king and -1 for a man.  The radius comes from the piece set's width across the view
 (all pieces of a set have one size); the side shift from each piece's own across lines.
 
+The silhouette's far edge can vanish (a white top face against a white square, both
+clipped), and then one disc and two explain it alike.  The wall backs it there: along the
+view, the top face begins `lam[k]` beyond the base's near edge, and the band between the two
+heights' beginnings is top face for a man and (darker) wall for a king (`wall_preference`).
+
 The cue fades with the lean: a piece under a camera looking straight down shows no wall at all,
 and when a man and a king differ by less than `min_step_px` in the image the stage says man
 with confidence 0.5 (it cannot tell).
@@ -27,7 +32,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.config import VisionConfig
+from vision.config import KingConfig, VisionConfig
 from vision.king_samples import KingSamples
 from vision.light import LocalLight
 from vision.stats import channel_sum, median
@@ -173,15 +178,15 @@ def fit_width(p: np.ndarray, step: float, u0: float, max_shift: float, widths: n
 
 def height_scores(p: np.ndarray, step: float, t0: float, b: np.ndarray, radius: np.ndarray,
                   side_shift: np.ndarray, lam: np.ndarray, rho: np.ndarray, max_shift: float,
-                  shifts: int) -> tuple[np.ndarray, np.ndarray]:
+                  shifts: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """How well one disc and two discs explain each piece's lines along the view.
 
     p: (P, J, T) likeness on the lines along the view at offsets b (J,); G variants of the
     geometry to try: radius (P, G), lam and rho (P, 2, G) for one and two discs; side_shift
     (P,).  Each height is fitted at its best shift along the view.  Returns (scores (P, G, 2),
-    most (P, G)): `most` is the largest difference the two could show (the band of length
-    lam[1] - lam[0] on every line that crosses the piece, piece for one and board for the
-    other).
+    most (P, G), shift (P, G, 2)): `most` is the largest difference the two could show (the
+    band of length lam[1] - lam[0] on every line that crosses the piece, piece for one and
+    board for the other); `shift` is each height's best shift (squares along the view).
     """
     n_p, n_j, _ = p.shape
     n_g = radius.shape[1]
@@ -194,7 +199,8 @@ def height_scores(p: np.ndarray, step: float, t0: float, b: np.ndarray, radius: 
     to_idx = 1.0 / step
     # Sample boundaries, built in the layout of cum's rows (P*J): start at shift o is
     # o - chord, end is o + lam + rho * chord (in samples from the line's first).
-    o_idx = (np.linspace(-max_shift, max_shift, shifts) - t0) * to_idx + 0.5  # (O,)
+    o_sq = np.linspace(-max_shift, max_shift, shifts)
+    o_idx = (o_sq - t0) * to_idx + 0.5  # (O,)
     chord_pj = np.moveaxis(chord, 2, 1) * to_idx  # (P, J, G)
     s_idx = o_idx - chord_pj[:, :, None, :, None]  # (P, J, 1, G, O)
     e_idx = o_idx + (lam[:, None, :, :] * to_idx + rho[:, None, :, :]
@@ -205,22 +211,25 @@ def height_scores(p: np.ndarray, step: float, t0: float, b: np.ndarray, radius: 
         n_p, n_j, 2, n_g, shifts)
     total = (line * np.moveaxis(weight, 2, 1)[:, :, None, :, None]).sum(axis=1)  # (P,2,G,O)
     best = np.moveaxis(total.max(axis=3), 1, 2)  # (P, G, 2)
+    shift = o_sq[np.moveaxis(total.argmax(axis=3), 1, 2)]
     most = 2.0 * (lam[:, 1] - lam[:, 0]) * to_idx * weight.sum(axis=2)
-    return best, np.maximum(most, 1e-6)
+    return best, np.maximum(most, 1e-6), shift
 
 
 def height_preference(p: np.ndarray, step: float, t0: float, b: np.ndarray, radius: np.ndarray,
                       side_shift: np.ndarray, lam: np.ndarray, rho: np.ndarray,
                       max_shift: float, shifts: int) -> np.ndarray:
     """-1 (one disc) .. +1 (two discs) for pieces of known radius (P,); see `height_scores`."""
-    best, most = height_scores(p, step, t0, b, radius[:, None], side_shift, lam[..., None],
-                               rho[..., None], max_shift, shifts)
+    best, most, _ = height_scores(p, step, t0, b, radius[:, None], side_shift, lam[..., None],
+                                  rho[..., None], max_shift, shifts)
     return (best[:, 0, 1] - best[:, 0, 0]) / most[:, 0]
 
 
 def set_preference(best: np.ndarray, most: np.ndarray, group: np.ndarray, scales: np.ndarray,
-                   prior: float, free: float, prior_weight: float) -> np.ndarray:
-    """-1..+1 per piece, each set at the radius (of those tried) that explains it best.
+                   prior: float, free: float, prior_weight: float,
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """(-1..+1 per piece, the index of the radius chosen for it): each set at the radius (of
+    those tried) that explains it best.
 
     All pieces of a set have one radius, and each is one disc or two: the radius (a scale of
     the measured one, `scales`) is the one whose best explanation of every piece, summed over
@@ -230,13 +239,15 @@ def set_preference(best: np.ndarray, most: np.ndarray, group: np.ndarray, scales
     piece's largest difference per 0.02 of scale beyond.
     """
     pref = np.empty(len(best))
+    chosen = np.zeros(len(best), np.intp)
     cost = prior_weight * np.maximum(np.abs(scales - prior) - free, 0.0) / 0.02
     for g in np.unique(group):
         m = group == g
         total = best[m].max(axis=2).sum(axis=0) - most[m].sum(axis=0) * cost
         gi = int(np.argmax(total))
+        chosen[m] = gi
         pref[m] = (best[m, gi, 1] - best[m, gi, 0]) / most[m, gi]
-    return pref
+    return pref, chosen
 
 
 def set_radius(width: np.ndarray, group: np.ndarray, w_min: float, w_max: float,
@@ -280,9 +291,9 @@ def fit_height(p: np.ndarray, ks: KingSamples, idx: np.ndarray, radius: np.ndarr
     heights = cfg.pieces.height_sq * np.geomspace(lo, hi, kc.heights)
     lam = np.stack([leans(ks, idx, h)[0] for h in heights], axis=2)  # (P, 2, H)
     rho = np.stack([leans(ks, idx, h)[1] for h in heights], axis=2)
-    best, most = height_scores(p, ks.step_sq, float(ks.t[0]), ks.b,
-                               np.repeat(radius[:, None], len(heights), axis=1), side_shift,
-                               lam, rho, cfg.max_offset_sq, kc.shifts)
+    best, most, _ = height_scores(p, ks.step_sq, float(ks.t[0]), ks.b,
+                                  np.repeat(radius[:, None], len(heights), axis=1), side_shift,
+                                  lam, rho, cfg.max_offset_sq, kc.shifts)
     explained = np.maximum(best[:, :, 0], best[:, :, 1] - kc.king_cost * most)
     return float(heights[int(np.argmax(explained.sum(axis=0)))])
 
@@ -347,13 +358,20 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     lo_fit, hi_fit, n_fit = kc.radius_fit
     scales = np.linspace(lo_fit, hi_fit, n_fit)
     grid = radius[:, None] * scales[None, :]
-    best, most = height_scores(p_along, ks.step_sq, t0, ks.b, grid, side_shift,
-                               np.repeat(lam[..., None], n_fit, axis=2),
-                               np.repeat(rho[..., None], n_fit, axis=2), cfg.max_offset_sq,
-                               kc.shifts)
-    pref = set_preference(best, most, group, scales, kc.radius_prior, kc.radius_free,
-                          kc.radius_prior_weight)
+    best, most, shift = height_scores(p_along, ks.step_sq, t0, ks.b, grid, side_shift,
+                                      np.repeat(lam[..., None], n_fit, axis=2),
+                                      np.repeat(rho[..., None], n_fit, axis=2),
+                                      cfg.max_offset_sq, kc.shifts)
+    pref, chosen = set_preference(best, most, group, scales, kc.radius_prior, kc.radius_free,
+                                  kc.radius_prior_weight)
     step_px = lam[:, 0] * ks.square_px
+    # Backed by the wall: where the silhouette hardly decides (a far edge over a square of the
+    # piece's own colour), where the wall ends and the top face begins still does.
+    rows = np.arange(n_p)
+    lum = channel_sum(cols[:n_al]).reshape(along.shape[:3]) / 3.0
+    wall = wall_preference(lum, ks.step_sq, t0, ks.b, grid[rows, chosen], side_shift, lam, rho,
+                           shift[rows, chosen, (pref > 0).astype(np.intp)], kc)
+    pref = pref + kc.wall_weight * wall * (step_px >= kc.wall_min_step_px)
     if not ks.leans_known:
         step_px = np.zeros_like(step_px)  # nothing decided, and the confidence says so
     king = (pref > kc.split) & (step_px >= kc.min_step_px)
@@ -362,3 +380,55 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     conf = 0.5 + 0.5 * sure * np.tanh(np.abs(pref - kc.split) / kc.clear_preference)
     conf = np.where(step_px >= kc.min_step_px, conf, 0.5)
     return king, conf, pref
+
+
+def _mean_between(cum: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Mean over [start, end) (fractional sample boundaries, R x ...) from prefix sums cum."""
+    return (_at(cum, end) - _at(cum, start)) / np.maximum(end - start, 1e-3)
+
+
+def wall_preference(lum: np.ndarray, step: float, t0: float, b: np.ndarray, radius: np.ndarray,
+                    side_shift: np.ndarray, lam: np.ndarray, rho: np.ndarray, shift: np.ndarray,
+                    kc: KingConfig) -> np.ndarray:
+    """-1 (one disc) .. +1 (two discs) from where the piece's wall ends and its top face begins.
+
+    On a line along the view through the piece, the wall runs from the base's near edge to the
+    top face's near edge, `lam[k]` further for k discs.  The band between the two heights'
+    top edges is top face for a man and wall for a king: its brightness against the wall below
+    it (wall for both) and the top beyond it (top for both) says which.  The silhouette's far
+    edge can vanish (a white piece against a white square, both clipped); this edge is on the
+    piece itself.  Nothing is said (0) where the wall does not look darker than the top face
+    (light from the camera's side): the test fades in over `kc.wall_contrast`.
+
+    lum: (P, J, T) brightness on the lines along the view (offsets b (J,)); radius (P,),
+    side_shift (P,), lam and rho (P, 2) as in `height_scores`; shift (P,) the piece's shift
+    along the view.
+    """
+    n_p, n_j, n_t = lum.shape
+    cum = _cumulative(lum.reshape(n_p * n_j, n_t))
+    rel = b[None, :] - side_shift[:, None]  # (P, J)
+    chord = np.sqrt(np.maximum(radius[:, None] ** 2 - rel ** 2, 0.0))
+    o = shift[:, None]
+
+    def idx(x_sq: np.ndarray) -> np.ndarray:
+        return ((x_sq - t0) / step + 0.5).reshape(-1)
+
+    pad = 0.5  # samples kept off each edge (blur)
+    base = idx(o - chord) + pad
+    top0 = idx(o + lam[:, 0, None] - rho[:, 0, None] * chord)
+    top1 = idx(o + lam[:, 1, None] - rho[:, 1, None] * chord)
+    wall = _mean_between(cum, base, np.maximum(top0 - pad, base + pad))
+    band = _mean_between(cum, top0 + pad, np.maximum(top1 - pad, top0 + 2 * pad))
+    top = _mean_between(cum, top1 + pad, top1 + pad + kc.wall_top_sq / step)
+    central = (np.abs(rel) <= kc.wall_lines_sq).astype(np.float32)
+    n_central = np.maximum(central.sum(axis=1), 1.0)
+
+    def mean(v: np.ndarray) -> np.ndarray:
+        return (v.reshape(n_p, n_j) * central).sum(axis=1) / n_central
+
+    wall_m, band_m, top_m = mean(wall), mean(band), mean(top)
+    contrast = top_m - wall_m
+    lo, hi = kc.wall_contrast
+    sure = np.clip((contrast - lo) / (hi - lo), 0.0, 1.0) * (central.sum(axis=1) > 0)
+    share = (top_m - band_m) / np.maximum(contrast, 1.0)  # 0 a man's top .. 1 a king's wall
+    return np.clip(2.0 * share - 1.0, -1.0, 1.0) * sure

@@ -7,10 +7,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from calibration.store import Calibration
 from sim.render import render
 from sim.scene import sample_position, sample_scene, sample_world
 from sim.world import TableSpec
-from tests.vision.scenes import VARIANT, observe
+from tests.vision.scenes import SPEC, VARIANT, observe, scene_and_board
+from vision.config import KingConfig
 from vision.king_samples import _kind_across_line
 from vision.kings import (
     fit_width,
@@ -19,6 +21,7 @@ from vision.kings import (
     interval_scores,
     piece_likeness,
     set_preference,
+    wall_preference,
 )
 from vision.pipeline import BoardObserver
 
@@ -57,6 +60,56 @@ def test_height_preference_names_the_number_of_discs_whatever_the_shift(discs, s
     pref = height_preference(p, STEP, float(T[0]), LINES, np.array([radius]), np.array([side]),
                              np.array([[lean, 2 * lean]]), np.ones((1, 2)), 0.15, 13)[0]
     assert pref > 0.6 if discs == 2 else pref < -0.6
+
+
+def _brightness(radius, shift, lean, wall, top, board=40.0):
+    """A piece seen along the view: its wall (`wall` bright) from the base's near edge to the
+    top face's near edge `lean` further, then the top face (`top`), the board around."""
+    rows = []
+    for b in LINES:
+        c = np.sqrt(max(radius ** 2 - b ** 2, 0.0))
+        row = np.full(len(T), board)
+        row[(T >= shift - c) & (T < shift + lean - c)] = wall
+        row[(T >= shift + lean - c) & (T <= shift + lean + c)] = top
+        rows.append(row)
+    return np.array(rows, np.float32)[None]
+
+
+@pytest.mark.parametrize("discs", [1, 2])
+def test_the_wall_says_where_the_top_face_begins(discs):
+    radius, lean, shift = 0.375, 0.12, 0.05
+    lum = _brightness(radius, shift, discs * lean, wall=90.0, top=200.0)
+    args = (STEP, float(T[0]), LINES, np.array([radius]), np.zeros(1),
+            np.array([[lean, 2 * lean]]), np.ones((1, 2)), np.array([shift]), KingConfig())
+    got = wall_preference(lum, *args)[0]
+    assert got > 0.8 if discs == 2 else got < -0.8
+
+
+def test_a_wall_as_bright_as_the_top_says_nothing():
+    radius, lean = 0.375, 0.12
+    lum = _brightness(radius, 0.0, 2 * lean, wall=200.0, top=200.0)
+    got = wall_preference(lum, STEP, float(T[0]), LINES, np.array([radius]), np.zeros(1),
+                          np.array([[lean, 2 * lean]]), np.ones((1, 2)), np.zeros(1),
+                          KingConfig())[0]
+    assert got == 0.0
+
+
+@pytest.mark.parametrize("seed", [401, 403, 405])
+def test_white_pieces_on_white_squares_kings_told_by_the_wall(seed):
+    """Over-exposed: a white top face and the white square behind it both clip, so the
+    silhouette's far edge is gone; where the wall ends still tells one disc from two."""
+    scene, board, rng = scene_and_board(seed, king_share=0.5, tilt=40.0,
+                                        board_bgr=((40, 70, 110), (250, 250, 250)),
+                                        pieces_bgr=((245, 245, 245), (30, 30, 30)))
+    scene = replace(scene, light=replace(scene.light, exposure=1.3))
+    frame = render(sample_world(rng, board, SPEC, max_offset_mm=2.0), scene, VARIANT, seed=seed)
+    obs = BoardObserver(VARIANT, calibration=Calibration(camera=frame.intrinsics),
+                        corners_px=frame.corners_px).observe(frame.image)
+    calls = [(obs.board.piece_at(sq), truth) for sq, truth in frame.placement.piece_map().items()]
+    calls = [(got, truth) for got, truth in calls if got is not None and got.color == truth.color]
+    assert len(calls) >= 10
+    assert any(truth.is_king for _, truth in calls) and any(not t.is_king for _, t in calls)
+    assert all(got.is_king == truth.is_king for got, truth in calls)
 
 
 def test_samples_by_a_grid_line_know_the_square_across_it():
@@ -101,14 +154,15 @@ def test_set_radius_is_chosen_by_the_whole_set():
         p = _profile(0.36, 0.0, 0.0, discs * lean)[None]
         row_best, row_most = [], []
         for s in scales:
-            b, m = height_scores(p, STEP, float(T[0]), LINES, np.array([[0.4 * s]]),
+            b, m, _ = height_scores(p, STEP, float(T[0]), LINES, np.array([[0.4 * s]]),
                                  np.zeros(1), np.array([[[lean], [2 * lean]]]), np.ones((1, 2, 1)),
                                  0.15, 13)
             row_best.append(b[0, 0])
             row_most.append(m[0, 0])
         best.append(row_best)
         most.append(row_most)
-    pref = set_preference(np.array(best), np.array(most), np.zeros(4, int), scales, 1.0, 0.0, 0.0)
+    pref, _ = set_preference(np.array(best), np.array(most), np.zeros(4, int), scales, 1.0,
+                             0.0, 0.0)
     assert list(pref > 0) == [d == 2 for d in truth]
 
 
