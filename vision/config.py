@@ -58,6 +58,10 @@ class KingConfig:
     uncalibrated_min_tilt_deg: float = 30.0
     min_step_px: float = 1.0  # below this man-to-king image difference nothing is decided
     full_step_px: float = 6.0  # from this difference on, the fit alone sets the confidence
+    # Below `weak_step_px` the split rises towards split + weak_split at `min_step_px`: with
+    # little evidence, the commoner answer (a man) is the better guess.
+    weak_split: float = 0.1
+    weak_step_px: float = 3.0
     clear_preference: float = 0.2  # a preference this far from the split is fairly sure
     # The wall test (vision.kings.wall_preference), added to the silhouette's preference with
     # this weight: it decides where the silhouette hardly does.

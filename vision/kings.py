@@ -298,6 +298,14 @@ def fit_height(p: np.ndarray, ks: KingSamples, idx: np.ndarray, radius: np.ndarr
     return float(heights[int(np.argmax(explained.sum(axis=0)))])
 
 
+def king_split(step_px: np.ndarray, kc: KingConfig) -> np.ndarray:
+    """The preference a piece must beat to be called a king, for man-to-king image differences
+    step_px.  The smaller the difference, the weaker the evidence and the more the prior counts:
+    men outnumber kings, so below `weak_step_px` a king must win by up to `weak_split` more."""
+    return kc.split + kc.weak_split * np.clip(
+        (kc.weak_step_px - step_px) / max(kc.weak_step_px - kc.min_step_px, 1e-6), 0.0, 1.0)
+
+
 def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: LocalLight,
                piece_bgr: np.ndarray, background_bgr: np.ndarray, group: np.ndarray,
                cfg: VisionConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -374,10 +382,11 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     pref = pref + kc.wall_weight * wall * (step_px >= kc.wall_min_step_px)
     if not ks.leans_known:
         step_px = np.zeros_like(step_px)  # nothing decided, and the confidence says so
-    king = (pref > kc.split) & (step_px >= kc.min_step_px)
+    split = king_split(step_px, kc)
+    king = (pref > split) & (step_px >= kc.min_step_px)
     sure = np.clip((step_px - kc.min_step_px) / max(kc.full_step_px - kc.min_step_px, 1e-6),
                    0.0, 1.0)
-    conf = 0.5 + 0.5 * sure * np.tanh(np.abs(pref - kc.split) / kc.clear_preference)
+    conf = 0.5 + 0.5 * sure * np.tanh(np.abs(pref - split) / kc.clear_preference)
     conf = np.where(step_px >= kc.min_step_px, conf, 0.5)
     return king, conf, pref
 

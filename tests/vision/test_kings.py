@@ -19,6 +19,7 @@ from vision.kings import (
     height_preference,
     height_scores,
     interval_scores,
+    king_split,
     piece_likeness,
     set_preference,
     wall_preference,
@@ -110,6 +111,16 @@ def test_white_pieces_on_white_squares_kings_told_by_the_wall(seed):
     assert len(calls) >= 10
     assert any(truth.is_king for _, truth in calls) and any(not t.is_king for _, t in calls)
     assert all(got.is_king == truth.is_king for got, truth in calls)
+
+
+def test_a_weak_lean_needs_a_clearer_preference_for_a_king():
+    kc = KingConfig()
+    split = king_split(np.array([kc.min_step_px, 0.5 * (kc.min_step_px + kc.weak_step_px),
+                                 kc.weak_step_px, 2 * kc.weak_step_px]), kc)
+    # A slight preference for two discs: a king where the lean is clear, a man where it is not.
+    slight = kc.split + 0.4 * kc.weak_split
+    assert list(slight > split) == [False, False, True, True]
+    assert split[0] == pytest.approx(kc.split + kc.weak_split)
 
 
 def test_samples_by_a_grid_line_know_the_square_across_it():
