@@ -344,7 +344,8 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     chroma = np.maximum(np.maximum(c0, c1), c2) - np.minimum(np.minimum(c0, c1), c2)
     brighter = np.maximum(np.take(piece.mean(axis=1), per),
                           np.take(board.mean(axis=1), kind)) + kc.spot_delta
-    p[(lum > brighter) & (chroma < 0.35 * lum)] = 0.0
+    spot = (lum > brighter) & (chroma < 0.35 * lum)
+    p[spot] = 0.0
     p_along = p[:n_p * n_along].reshape(along.shape[:3])
     p_across = p[n_p * n_along:].reshape(across.shape[:3])
 
@@ -376,8 +377,11 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     # Backed by the wall: where the silhouette hardly decides (a far edge over a square of the
     # piece's own colour), where the wall ends and the top face begins still does.
     rows = np.arange(n_p)
-    lum = channel_sum(cols[:n_al]).reshape(along.shape[:3]) / 3.0
-    wall = wall_preference(lum, ks.step_sq, t0, ks.b, grid[rows, chosen], side_shift, lam, rho,
+    # (A specular spot on the top face would pass for a bright top: it counts as the piece's
+    # own brightness.)
+    lum_al = np.where(spot[:n_al], np.take(piece.mean(axis=1), per[:n_al]), lum[:n_al])
+    lum_al = lum_al.reshape(along.shape[:3])
+    wall = wall_preference(lum_al, ks.step_sq, t0, ks.b, grid[rows, chosen], side_shift, lam, rho,
                            shift[rows, chosen, (pref > 0).astype(np.intp)], kc)
     pref = pref + kc.wall_weight * wall * (step_px >= kc.wall_min_step_px)
     if not ks.leans_known:
