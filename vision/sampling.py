@@ -103,11 +103,15 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
     corner_offsets_arr = np.array(corner_offsets)
     cam = pose.camera_centre()
 
+    # The centre is read where a man's wall is half as high: a piece is judged by its top face
+    # and wall.  Read on the board, a tall king in an oblique view hides that spot behind its
+    # two walls, which in the shade can pass for the bare square.
+    lift = cfg.centre_height_share * cfg.pieces.height_sq
     base_pts, ref_pts = [], []
     for f, r in geo_playable:
         cu, cv = f + 0.5, r + 0.5
         d = disc + (cu, cv)
-        base_pts.append(np.column_stack([d, np.zeros(len(d))]))
+        base_pts.append(np.column_stack([d, np.full(len(d), lift)]))
         ref_pts.append(np.column_stack([corner_offsets_arr + (f, r),
                                         np.zeros(len(corner_offsets_arr))]))
     s_count = len(geo_playable)

@@ -135,3 +135,16 @@ def test_a_glare_spot_is_no_hand_and_has_no_fringe():
         if sq not in obs.occluded:
             piece = truth.piece_at(sq)
             assert obs.label(sq) == (piece.value if piece else "empty"), truth.square_name(sq)
+
+
+@pytest.mark.parametrize("seed", [7072, 11012])
+def test_a_tall_king_in_an_oblique_view_is_seen(seed):
+    """Evaluation scenes 7072 and 11012, tilt 45-50 deg: read on the board itself, a square's
+    centre lies behind a king's two walls, dark in the shade, which passed for the bare square:
+    kings read empty.  Read at half a man's height, it is on the piece."""
+    frame, obs = _evaluation_scene(seed)
+    kings = [sq for sq in frame.placement.squares
+             if (p := frame.placement.piece_at(sq)) is not None and p.is_king
+             and sq not in frame.occluded]
+    assert len(kings) >= 3
+    assert [obs.board.square_name(sq) for sq in kings if obs.label(sq) == "empty"] == []
