@@ -195,6 +195,8 @@ class GameLoop:
         self.referee = Referee(board, RefereeConfig(policy=policy))
         self._policy_config = self.referee.config
         self.max_insist = 2  # restore requests in one turn before the robot lets it go
+        # Set when the robot lets an irregularity go: accepting it is no new irregularity.
+        self._counted_already = False
         self.stream = stream or ObservationStream(self._timed(observe), board.variant)
         self.moves: list[str] = []
         from app.recovery import Recovery
@@ -267,6 +269,7 @@ class GameLoop:
                 self.bus.set_position(ref.board, list(self.moves), ref.board.peek(),
                                       highlight=squares)
         insisted = 0
+        self._counted_already = False
         for _ in range(self.max_frames):
             image, frame, t = self.recovery.read()
             self.stats.frames += 1
@@ -303,6 +306,7 @@ class GameLoop:
         ref.must_play = frozenset()
         ref.config = replace(ref.config, policy=Policy.ACCEPT)
         ref._last_read = None  # read the same still board again, now under ACCEPT
+        self._counted_already = True
         self._status("O robô aceita a posição como está. / The robot accepts the position as "
                      "it stands.")
 
@@ -316,7 +320,11 @@ class GameLoop:
             self._status(f"Cannot read the move: {event.detail}")
             return
         if event.penalised:
-            self.stats.irregularities += 1
+            if self._counted_already:
+                # the one let go: it was counted when the robot first asked to put it back
+                self._counted_already = False
+            else:
+                self.stats.irregularities += 1
         names = [ref.board.square_name(s) for s in event.squares]
         text = f"{event.type.value.replace('_', ' ')}: {event.detail}"
         if self.journal is not None:
