@@ -95,6 +95,16 @@ def test_a_wall_as_bright_as_the_top_says_nothing():
     assert got == 0.0
 
 
+def _assert_kings_and_men_told_apart(frame, obs):
+    """At least ten pieces read in their colour, kings and men among them, every one told
+    right as one disc or two."""
+    calls = [(obs.board.piece_at(sq), truth) for sq, truth in frame.placement.piece_map().items()]
+    calls = [(got, truth) for got, truth in calls if got is not None and got.color == truth.color]
+    assert len(calls) >= 10
+    assert any(truth.is_king for _, truth in calls) and any(not t.is_king for _, t in calls)
+    assert all(got.is_king == truth.is_king for got, truth in calls)
+
+
 @pytest.mark.parametrize("seed", [401, 403, 405])
 def test_white_pieces_on_white_squares_kings_told_by_the_wall(seed):
     """Over-exposed: a white top face and the white square behind it both clip, so the
@@ -106,11 +116,7 @@ def test_white_pieces_on_white_squares_kings_told_by_the_wall(seed):
     frame = render(sample_world(rng, board, SPEC, max_offset_mm=2.0), scene, VARIANT, seed=seed)
     obs = BoardObserver(VARIANT, calibration=Calibration(camera=frame.intrinsics),
                         corners_px=frame.corners_px).observe(frame.image)
-    calls = [(obs.board.piece_at(sq), truth) for sq, truth in frame.placement.piece_map().items()]
-    calls = [(got, truth) for got, truth in calls if got is not None and got.color == truth.color]
-    assert len(calls) >= 10
-    assert any(truth.is_king for _, truth in calls) and any(not t.is_king for _, t in calls)
-    assert all(got.is_king == truth.is_king for got, truth in calls)
+    _assert_kings_and_men_told_apart(frame, obs)
 
 
 def test_a_weak_lean_needs_a_clearer_preference_for_a_king():
@@ -230,11 +236,7 @@ def _uncalibrated(seed, tilt, disc_height_mm):
 def test_without_calibration_the_disc_height_is_measured(seed):
     """Discs 10 mm high where 7 mm are configured: men and kings still told apart."""
     frame, obs = _uncalibrated(seed, 45.0, 10.0)
-    calls = [(obs.board.piece_at(sq), truth) for sq, truth in frame.placement.piece_map().items()]
-    calls = [(got, truth) for got, truth in calls if got is not None and got.color == truth.color]
-    assert len(calls) >= 10
-    assert any(truth.is_king for _, truth in calls) and any(not t.is_king for _, t in calls)
-    assert all(got.is_king == truth.is_king for got, truth in calls)
+    _assert_kings_and_men_told_apart(frame, obs)
 
 
 def test_without_calibration_a_nearly_vertical_view_calls_no_king_and_says_so():
