@@ -395,9 +395,11 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     return king, conf, pref
 
 
-def _mean_between(cum: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """Mean over [start, end) (fractional sample boundaries, R x ...) from prefix sums cum."""
-    return (_at(cum, end) - _at(cum, start)) / np.maximum(end - start, 1e-3)
+def _mean_between(cum: np.ndarray, steps: np.ndarray, start: np.ndarray, end: np.ndarray,
+                  ) -> np.ndarray:
+    """Mean over [start, end) (fractional sample boundaries, R x ...) from prefix sums cum and
+    their `_steps`."""
+    return (_at(cum, end, steps) - _at(cum, start, steps)) / np.maximum(end - start, 1e-3)
 
 
 def wall_preference(lum: np.ndarray, step: float, t0: float, b: np.ndarray, radius: np.ndarray,
@@ -419,6 +421,7 @@ def wall_preference(lum: np.ndarray, step: float, t0: float, b: np.ndarray, radi
     """
     n_p, n_j, n_t = lum.shape
     cum = _cumulative(lum.reshape(n_p * n_j, n_t))
+    steps = _steps(cum)
     rel = b[None, :] - side_shift[:, None]  # (P, J)
     chord = np.sqrt(np.maximum(radius[:, None] ** 2 - rel ** 2, 0.0))
     o = shift[:, None]
@@ -430,9 +433,9 @@ def wall_preference(lum: np.ndarray, step: float, t0: float, b: np.ndarray, radi
     base = idx(o - chord) + pad
     top0 = idx(o + lam[:, 0, None] - rho[:, 0, None] * chord)
     top1 = idx(o + lam[:, 1, None] - rho[:, 1, None] * chord)
-    wall = _mean_between(cum, base, np.maximum(top0 - pad, base + pad))
-    band = _mean_between(cum, top0 + pad, np.maximum(top1 - pad, top0 + 2 * pad))
-    top = _mean_between(cum, top1 + pad, top1 + pad + kc.wall_top_sq / step)
+    wall = _mean_between(cum, steps, base, np.maximum(top0 - pad, base + pad))
+    band = _mean_between(cum, steps, top0 + pad, np.maximum(top1 - pad, top0 + 2 * pad))
+    top = _mean_between(cum, steps, top1 + pad, top1 + pad + kc.wall_top_sq / step)
     central = (np.abs(rel) <= kc.wall_lines_sq).astype(np.float32)
     n_central = np.maximum(central.sum(axis=1), 1.0)
 
