@@ -11,6 +11,8 @@ squares or of a piece set, but hardly of the light squares *and* everything else
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from vision.config import VisionConfig
@@ -85,12 +87,21 @@ def corner_visible(raw: np.ndarray, contrast: float, cfg: VisionConfig, light: L
     return visible
 
 
+class Cover(NamedTuple):
+    """Which squares something is over, from their grid corners (`covered_squares`)."""
+
+    squares: np.ndarray  # (S,) `hidden_corners` of its grid corners show no checker pattern
+    hidden_under: np.ndarray  # (S, C) of those corners, the ones not washed out by light
+    # (S,) covered only through corners the light drove to the sensor's limit: glare, not a
+    # hand (one brings no light of its own), which hides the pattern but maybe not the square.
+    washed_only: np.ndarray
+
+
 def covered_squares(flat: np.ndarray, s: SquareSamples, contrast: float, cfg: VisionConfig,
                     light: LocalLight, board_bgr: tuple[np.ndarray, np.ndarray] | None = None,
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """(covered squares, grid corners (S, C) of every square hidden under something): a
-    square `hidden_corners` of whose grid corners show no checker pattern has something over
-    it.  (It needs only the board's colours, not the pieces'.)"""
+                    ) -> Cover:
+    """Squares `hidden_corners` of whose grid corners show no checker pattern: something is
+    over them.  (It needs only the board's colours, not the pieces'.)"""
     raw = _corner_quadrants(flat, s)
     visible = corner_visible(raw, contrast, cfg, light, board_bgr)
     corners = s.corner_incidence  # (S, C)
@@ -101,12 +112,16 @@ def covered_squares(flat: np.ndarray, s: SquareSamples, contrast: float, cfg: Vi
     # limit, or on average brighter than the light squares in the board's usual light (a
     # veil adds light; a hand brings none of its own).  (Not the light model's gain at the
     # corner: the model takes a hand for a shadow and lowers it there.)
-    washed = raw.min(axis=(1, 2)) >= cfg.washed_out_level
+    saturated = raw.min(axis=(1, 2)) >= cfg.washed_out_level
+    washed = saturated.copy()
     if board_bgr is not None:
         usual = float(median(light.corner_gain, axis=0)) * float(np.mean(board_bgr[1]))
         washed |= raw.mean(axis=(1, 2)) > usual
     hidden_under = hidden_at & ~washed[None, :]
-    return (n_corners > 0) & (hidden >= np.minimum(cfg.hidden_corners, n_corners)), hidden_under
+    need = np.minimum(cfg.hidden_corners, n_corners)
+    covered = (n_corners > 0) & (hidden >= need)
+    return Cover(covered, hidden_under,
+                 covered & ((hidden_at & ~saturated[None, :]).sum(axis=1) < need))
 
 
 def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
@@ -115,7 +130,7 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
                      piece_labs: list[np.ndarray], contrast: float, cfg: VisionConfig,
                      light: LocalLight, bare_px: np.ndarray | None = None,
                      board_bgr: tuple[np.ndarray, np.ndarray] | None = None,
-                     covered: tuple[np.ndarray, np.ndarray] | None = None,
+                     covered: Cover | None = None, read_bare: np.ndarray | None = None,
                      ) -> tuple[np.ndarray, np.ndarray]:
     """(occluded per playable square, foreign share of its centre).
 
@@ -123,7 +138,9 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
     `bare_px` (S, P), where given, marks base pixels already explained: the bare square under
     glare the light model cannot follow, or a darker shade of a known colour (a piece's wall,
     its shadow); never foreign.  `covered`, where given, is `covered_squares` already
-    computed.
+    computed.  `read_bare` (S,), where given, marks squares read as bare board: under glare
+    that washed out their grid corners (`Cover.washed_only`) that reading stands (a piece's
+    wall and shadow show through glare; a piece guessed at there is still not reported).
     """
     foreign_px = _foreign(base_lab, [dark_lab, *piece_labs], contrast, cfg.foreign_contrast)
     if bare_px is not None:
@@ -147,7 +164,9 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
     occluded = base_foreign > cfg.foreign_share
     if covered is None:
         covered = covered_squares(flat, s, contrast, cfg, light, board_bgr)
-    covered_sq, hidden_at = covered
+    covered_sq, hidden_at, washed_only = covered
+    if read_bare is not None:
+        covered_sq = covered_sq & ~(washed_only & read_bare)
     occluded |= covered_sq
     # The fringe of a hand: a square not bare (a piece, or the hand) with a corner hidden (not
     # washed out by light) that a covered square shares, two such corners hidden.

@@ -354,7 +354,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         # A hand over squares brings colours of its own: the sets are learned from the
         # squares whose grid corners show, when enough do.
         corner_cover = covered_squares(flat, s, contrast, cfg, light, (dark_bgr, light_bgr))
-        covered = corner_cover[0]
+        covered = corner_cover.squares
         # Nor from glare: a "piece" whose colour is the bare square's under a grey veil, at
         # the square's own brightness (a set lighter than the squares is a veiled dark colour
         # too, but at a lower gain).
@@ -457,7 +457,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
               / np.maximum(np.sqrt(kk), 1.0)).min(axis=-1) < 0.15
     occluded, _ = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab, piece_labs,
                                    contrast, cfg, light, own_board | shaded,
-                                   (dark_bgr, light_bgr), corner_cover)
+                                   (dark_bgr, light_bgr), corner_cover, ~occ)
 
     if trace is not None:
         trace.update(light=light, dark_bgr=dark_bgr, light_bgr=light_bgr, share=share,
