@@ -174,6 +174,32 @@ def _glare_coloured(mean_bgr: np.ndarray, seen: np.ndarray, dark_bgr: np.ndarray
             & (r * np.sqrt(3.0) < tol * np.linalg.norm(mean_bgr, axis=-1)))
 
 
+def _camouflaged_set(base_bgr: np.ndarray, dark_bgr: np.ndarray, free: np.ndarray,
+                     min_members: int = 2, factor: float = 6.0, floor: float = 8.0,
+                     ) -> np.ndarray | None:
+    """BGR colour of a second piece set that the first look took for bare board, or None.
+
+    A set near the dark squares' colour (black men on walnut) is hardly farther from the bare
+    square than the square's own grain and noise, so only one set seems to stand on the board.
+    What still tells it apart is that it is no shade of the dark colour: among the squares
+    read as free (`free`, S), the ones far off every shade of it, compared with how far the
+    bare ones stray (most free squares are bare: the quarter nearest), and of one colour.
+    """
+    cand = np.flatnonzero(free)
+    if len(cand) < 2 * min_members:
+        return None
+    d = _ray_distance(base_bgr[cand], dark_bgr, 0.35, 1.6)
+    out = cand[d > max(factor * float(np.percentile(d, 25)), floor)]
+    if len(out) < min_members:
+        return None
+    colour = median(base_bgr[out], axis=0)
+    # (One colour: a scatter of odd squares, a shadow's edge here and a hand there, is not.)
+    scatter = float(np.median(np.linalg.norm(base_bgr[out] - colour, axis=1)))
+    if scatter > 0.5 * float(_ray_distance(colour, dark_bgr, 0.35, 1.6)):
+        return None
+    return colour
+
+
 def _blurred(image: np.ndarray, roi: tuple[int, int, int, int], size_px: int) -> np.ndarray:
     """The image box-blurred over `roi` (x0, y0, x1, y1), the only part the samples read
     (blurring a whole 1280x720 frame costs more than everything else one square needs).
@@ -335,6 +361,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     conf = np.clip(occ_conf, 0.0, 1.0)
     white_lab = black_lab = None
     covered = corner_cover = None
+    hidden_bgr = None
     other_labs: list[np.ndarray] = []
     piece_lab = base_lab
     is_white = np.zeros(n, bool)
@@ -371,6 +398,16 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                 trace["clusters"] = sets
             if sets is not None:
                 white_lab, black_lab, other_labs = sets
+            else:
+                # One set seen: the other may be one the first look took for bare board.
+                hidden_bgr = _camouflaged_set(base_bgr, dark_bgr, ~occ & ~covered & ~glare)
+                if hidden_bgr is not None:
+                    seen_lab = median(piece_lab[learn], axis=0)
+                    hidden_lab = _to_lab(hidden_bgr[None])[0]
+                    if np.linalg.norm(seen_lab - hidden_lab) >= 0.3 * contrast:
+                        white_lab, black_lab = ((seen_lab, hidden_lab)
+                                                if seen_lab[0] >= hidden_lab[0]
+                                                else (hidden_lab, seen_lab))
     if white_lab is not None and black_lab is not None and len(idx) >= 2:
         # Second look with the piece colours now known: a base pixel belongs to a piece when it
         # is nearer some shade of a piece set than any shade of the bare square.  This finds a
@@ -388,6 +425,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                 # (The light correction may push a black set below zero, where a shade of
                 # it is no longer a colour: keep it a dark grey at least.)
                 centres.append(np.maximum(median(own[members], axis=0), _DARKEST_SET_BGR))
+            elif hidden_bgr is not None:
+                centres.append(np.maximum(hidden_bgr, _DARKEST_SET_BGR))
         d_board = _ray_distance(base_bgr_px, dark_bgr, 0.35, 1.6)
         # A glare veil is light the board reflects: a piece standing in it does not carry it,
         # so a piece's pixel is also judged by the light's gain alone.

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from calibration.store import Calibration
-from game.board import Board
+from game.board import Board, Color
 from game.variants import find_variant
 from sim.render import render
 from sim.scene import sample_position, sample_scene, sample_world
@@ -161,3 +161,15 @@ def test_bare_squares_under_a_saturating_glare_spot_are_not_occluded(seed):
     bare = [sq for sq in frame.placement.squares if frame.placement.piece_at(sq) is None]
     assert len(bare) >= 8
     assert [obs.board.square_name(sq) for sq in bare if obs.label(sq) != "empty"] == []
+
+
+def test_black_men_on_walnut_squares_in_dim_light_are_seen():
+    """Evaluation scene 9056: black men on walnut-brown squares, exposure 0.67.  Each is
+    nearer the bare square's colour than the board's grain lets the first look tell, so only
+    the wooden set seemed to be on the board and all six black men read empty.  Black is no
+    shade of brown: they stand out from the bare squares as a second set."""
+    frame, obs = _evaluation_scene(9056)
+    black = [sq for sq in frame.placement.squares
+             if (p := frame.placement.piece_at(sq)) is not None and p.color is Color.BLACK]
+    assert len(black) >= 5
+    assert occupancy_and_colour_errors(frame, obs) == []

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.light import board_colour, board_colours, local_light, plan_light
-from vision.pieces import _piece_sets
+from vision.pieces import _camouflaged_set, _piece_sets
 
 DARK = np.array([40.0, 70.0, 120.0])  # BGR of the bare playable squares
 LIGHT = np.array([150.0, 200.0, 225.0])
@@ -117,6 +117,22 @@ def test_piece_sets_from_the_pieces_colours(extra):
     white_lab, black_lab, _ = _piece_sets(np.array(x), min_separation=30.0)
     assert np.linalg.norm(white_lab - red) < 15.0
     assert np.linalg.norm(black_lab - black) < 5.0
+
+
+def test_a_set_near_the_dark_squares_colour_is_found_among_the_free_squares() -> None:
+    rng = np.random.default_rng(8)
+    walnut = np.array([38.0, 48.0, 89.0])  # BGR
+    black = np.array([22.0, 20.0, 21.0])
+    # Bare squares in uneven light (shades of walnut, with grain) and four black men.
+    bare = [walnut * rng.uniform(0.6, 1.2) + rng.normal(0, 1.0, 3) for _ in range(16)]
+    men = [black + rng.normal(0, 1.0, 3) for _ in range(4)]
+    colours = np.array(bare + men)
+    found = _camouflaged_set(colours, walnut, np.ones(len(colours), bool))
+    assert found is not None and np.linalg.norm(found - black) < 3.0
+    # Without the men: nothing.  With two odd squares of unrelated colours: not a set.
+    assert _camouflaged_set(np.array(bare), walnut, np.ones(16, bool)) is None
+    odd = np.array(bare + [np.array([30.0, 90.0, 60.0]), np.array([90.0, 40.0, 40.0])])
+    assert _camouflaged_set(odd, walnut, np.ones(len(odd), bool)) is None
 
 
 def test_veil_fit_recovers_gain_and_veil_through_clipped_channels() -> None:
