@@ -88,6 +88,9 @@ class VisionConfig:
     occupied_contrast: float = 0.1
     occupied_spread: float = 4.0  # times the median variation of bare dark squares
     occupied_share: float = 0.35  # of the base disc that must differ from the bare square
+    # A square whose bare corners differ this much in brightness (gain max / min) has a
+    # shadow's edge across it: its own shades in between are bare whatever the light model says.
+    edge_span: float = 1.35
     occupied_texture: float = 0.35  # std inside the piece region relative to the contrast
     # A piece set's colour is at least this far (8-bit Lab) and one threshold off the bare
     # square: a just-visible difference, which no player's set comes near.

@@ -163,6 +163,32 @@ def _own_board(patches_bgr: np.ndarray, dark_bgr: np.ndarray,
     return np.where(ok[:, None], ref, dark_bgr), ok
 
 
+def _shades_of(x: np.ndarray, dark_bgr: np.ndarray, tol_px: float = 4.0, tol: float = 0.06,
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """(gain, is a shade): colours x (..., 3) as gain * the dark colour, and whether they lie
+    on that ray within noise (a grey veil or another hue does not)."""
+    d = dark_bgr.astype(np.float64)
+    g = (x @ d) / float(d @ d)
+    off = np.linalg.norm(x - g[..., None] * d, axis=-1)
+    return g, off < np.maximum(tol_px, tol * np.linalg.norm(x, axis=-1))
+
+
+def _across_shadow_edge(patches_bgr: np.ndarray, raw_bgr: np.ndarray, dark_bgr: np.ndarray,
+                        span: float, margin: float = 0.2, lit_max: float = 1.3) -> np.ndarray:
+    """(S, P) base pixels that are the bare square on either side of a shadow's sharp edge
+    across it: no smooth light model follows such an edge, but the square's own bare corners
+    show both sides (shades of the dark colour whose gains differ by `span` times or more),
+    and a pixel that is a shade of it at a gain between theirs (widened by `margin`) is bare
+    board too.  Squares with fewer than three such corners, or no edge, have none."""
+    g, bare = _shades_of(patches_bgr, dark_bgr)
+    g_lo = np.where(bare, g, np.inf).min(axis=1)
+    g_hi = np.where(bare, g, -np.inf).max(axis=1)
+    edge = (bare.sum(axis=1) >= 3) & (g_lo > 0.05) & (g_hi >= span * g_lo) & (g_hi <= lit_max)
+    gx, shade = _shades_of(raw_bgr, dark_bgr)
+    return edge[:, None] & shade & (gx >= (1 - margin) * g_lo[:, None]) & (
+        gx <= (1 + margin) * g_hi[:, None])
+
+
 def _glare_coloured(mean_bgr: np.ndarray, seen: np.ndarray, dark_bgr: np.ndarray,
                     gain_range: tuple[float, float] = (0.85, 1.18), min_veil: float = 20.0,
                     tol: float = 0.04) -> np.ndarray:
@@ -342,6 +368,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         _to_lab(raw_base) - own_lab[:, None, :], axis=2) <= own_threshold)
     if model_off.any():
         own_board[model_off] |= _veiled_board(patches[model_off], raw_base[model_off], dark_bgr)
+        own_board[model_off] |= _across_shadow_edge(patches[model_off], raw_base[model_off],
+                                                    dark_bgr, cfg.edge_span)
     # (The veto decides occupancy only: a piece's colour and silhouette keep all its pixels.)
     share = (not_board & ~own_board).mean(axis=1)
     occ = share > cfg.occupied_share

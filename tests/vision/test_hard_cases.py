@@ -173,3 +173,12 @@ def test_black_men_on_walnut_squares_in_dim_light_are_seen():
              if (p := frame.placement.piece_at(sq)) is not None and p.color is Color.BLACK]
     assert len(black) >= 5
     assert occupancy_and_colour_errors(frame, obs) == []
+
+
+def test_bare_squares_across_a_hard_shadows_edge_are_not_pieces():
+    """Evaluation scene 9140: a hard shadow's edge runs along the h-file, through four bare
+    squares (blue, magenta and green sets).  The smooth light model put them in the shadow,
+    and their lit halves, corrected by twice the light, read as magenta men.  Their own
+    corners show both sides of the edge, and the lit half is a shade of blue between them."""
+    frame, obs = _evaluation_scene(9140)
+    assert occupancy_and_colour_errors(frame, obs) == []

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.light import board_colour, board_colours, local_light, plan_light
-from vision.pieces import _camouflaged_set, _piece_sets
+from vision.pieces import _across_shadow_edge, _camouflaged_set, _piece_sets
 
 DARK = np.array([40.0, 70.0, 120.0])  # BGR of the bare playable squares
 LIGHT = np.array([150.0, 200.0, 225.0])
@@ -133,6 +133,25 @@ def test_a_set_near_the_dark_squares_colour_is_found_among_the_free_squares() ->
     assert _camouflaged_set(np.array(bare), walnut, np.ones(16, bool)) is None
     odd = np.array(bare + [np.array([30.0, 90.0, 60.0]), np.array([90.0, 40.0, 40.0])])
     assert _camouflaged_set(odd, walnut, np.ones(len(odd), bool)) is None
+
+
+def test_bare_pixels_on_both_sides_of_a_shadow_edge_across_the_square() -> None:
+    blue = np.array([98.0, 49.0, 14.0])  # BGR of the dark squares
+    magenta = np.array([108.0, 38.0, 34.0])
+    # Two corners in the shadow (gain 0.4), two in the light; pixels: the bare square on
+    # each side, a magenta piece in the light, and one in the shadow.
+    patches = np.array([[0.4 * blue, 0.41 * blue, 1.0 * blue, 0.97 * blue]])
+    pixels = np.array([[0.42 * blue, 0.95 * blue, magenta, 0.4 * magenta]])
+    assert _across_shadow_edge(patches, pixels, blue, 1.35).tolist() == [
+        [True, True, False, False]]
+    # No edge (all four corners in one light): the smooth light model has the say.
+    even = np.array([[0.9 * blue, 0.95 * blue, 1.0 * blue, 0.97 * blue]])
+    assert not _across_shadow_edge(even, pixels, blue, 1.35).any()
+    # A cream piece (a lighter shade of the squares) leaning over a corner is no edge.
+    cream = 2.4 * blue
+    leaning = np.array([[cream, 0.95 * blue, 1.0 * blue, 0.97 * blue]])
+    assert not _across_shadow_edge(leaning, np.array([[cream, blue, blue, blue]]), blue,
+                                   1.35).any()
 
 
 def test_veil_fit_recovers_gain_and_veil_through_clipped_channels() -> None:
