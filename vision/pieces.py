@@ -368,8 +368,9 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         _to_lab(raw_base) - own_lab[:, None, :], axis=2) <= own_threshold)
     if model_off.any():
         own_board[model_off] |= _veiled_board(patches[model_off], raw_base[model_off], dark_bgr)
-        own_board[model_off] |= _across_shadow_edge(patches[model_off], raw_base[model_off],
-                                                    dark_bgr, cfg.edge_span)
+    # (Wherever an edge crosses a square, not only where the model visibly fails: its
+    # correction may bring the square's mean right and each side wrong.)
+    own_board |= _across_shadow_edge(patches, raw_base, dark_bgr, cfg.edge_span)
     # (The veto decides occupancy only: a piece's colour and silhouette keep all its pixels.)
     share = (not_board & ~own_board).mean(axis=1)
     occ = share > cfg.occupied_share

@@ -175,10 +175,13 @@ def test_black_men_on_walnut_squares_in_dim_light_are_seen():
     assert occupancy_and_colour_errors(frame, obs) == []
 
 
-def test_bare_squares_across_a_hard_shadows_edge_are_not_pieces():
-    """Evaluation scene 9140: a hard shadow's edge runs along the h-file, through four bare
-    squares (blue, magenta and green sets).  The smooth light model put them in the shadow,
-    and their lit halves, corrected by twice the light, read as magenta men.  Their own
-    corners show both sides of the edge, and the lit half is a shade of blue between them."""
-    frame, obs = _evaluation_scene(9140)
+@pytest.mark.parametrize("seed", [9140, 11093])
+def test_bare_squares_across_a_hard_shadows_edge_are_not_pieces(seed):
+    """Evaluation scenes with a hard shadow.  9140: its edge runs along the h-file, through
+    four bare squares; the smooth light model put them in the shadow, and their lit halves,
+    corrected by twice the light, read as magenta men.  11093: bare squares on both edges of
+    the shadow read as a third, olive "set" that took the cream set's place (four empty
+    squares read white, the one cream man empty).  Their own corners show both sides of the
+    edge, and the rest of the square is a shade of the dark colour between them."""
+    frame, obs = _evaluation_scene(seed)
     assert occupancy_and_colour_errors(frame, obs) == []
