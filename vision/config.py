@@ -62,6 +62,11 @@ class KingConfig:
     # little evidence, the commoner answer (a man) is the better guess.
     weak_split: float = 0.1
     weak_step_px: float = 3.0
+    # Under a glare veil the board beyond a piece is lit past what the smooth light model
+    # follows and passes for more piece: the split rises by up to `veil_split`, reached at a
+    # veil of `veil_full` (0..255) over the piece's square.
+    veil_split: float = 0.5
+    veil_full: float = 60.0
     clear_preference: float = 0.2  # a preference this far from the split is fairly sure
     # The wall test (vision.kings.wall_preference), added to the silhouette's preference with
     # this weight: it decides where the silhouette hardly does.

@@ -298,12 +298,16 @@ def fit_height(p: np.ndarray, ks: KingSamples, idx: np.ndarray, radius: np.ndarr
     return float(heights[int(np.argmax(explained.sum(axis=0)))])
 
 
-def king_split(step_px: np.ndarray, kc: KingConfig) -> np.ndarray:
+def king_split(step_px: np.ndarray, kc: KingConfig, veil: np.ndarray | float = 0.0,
+               ) -> np.ndarray:
     """The preference a piece must beat to be called a king, for man-to-king image differences
     step_px.  The smaller the difference, the weaker the evidence and the more the prior counts:
-    men outnumber kings, so below `weak_step_px` a king must win by up to `weak_split` more."""
+    men outnumber kings, so below `weak_step_px` a king must win by up to `weak_split` more.
+    Under a glare `veil` (0..255, over the piece's square) the board beyond the piece, lit past
+    what the smooth light model follows, passes for more piece: up to `veil_split` more."""
     return kc.split + kc.weak_split * np.clip(
-        (kc.weak_step_px - step_px) / max(kc.weak_step_px - kc.min_step_px, 1e-6), 0.0, 1.0)
+        (kc.weak_step_px - step_px) / max(kc.weak_step_px - kc.min_step_px, 1e-6), 0.0, 1.0) \
+        + kc.veil_split * np.clip(np.asarray(veil) / kc.veil_full, 0.0, 1.0)
 
 
 def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: LocalLight,
@@ -386,7 +390,7 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     pref = pref + kc.wall_weight * wall * (step_px >= kc.wall_min_step_px)
     if not ks.leans_known:
         step_px = np.zeros_like(step_px)  # nothing decided, and the confidence says so
-    split = king_split(step_px, kc)
+    split = king_split(step_px, kc, off.mean(axis=1))
     king = (pref > split) & (step_px >= kc.min_step_px)
     sure = np.clip((step_px - kc.min_step_px) / max(kc.full_step_px - kc.min_step_px, 1e-6),
                    0.0, 1.0)

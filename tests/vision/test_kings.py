@@ -129,6 +129,17 @@ def test_a_weak_lean_needs_a_clearer_preference_for_a_king():
     assert split[0] == pytest.approx(kc.split + kc.weak_split)
 
 
+def test_a_glare_veil_needs_a_clearer_preference_for_a_king():
+    kc = KingConfig()
+    clear = 2 * kc.weak_step_px  # a clear lean: only the veil raises the split
+    split = king_split(np.full(4, clear), kc, np.array([-20.0, 0.0, 0.5 * kc.veil_full,
+                                                         2 * kc.veil_full]))
+    # No veil (or the negative offset of a shadow): the plain split; half the full veil: half
+    # the rise; beyond the full veil: no more than `veil_split`.
+    assert split.tolist() == pytest.approx([kc.split, kc.split, kc.split + 0.5 * kc.veil_split,
+                                            kc.split + kc.veil_split])
+
+
 def test_samples_by_a_grid_line_know_the_square_across_it():
     """Square (0, 0) is dark, (1, 0) light, outside the grid is the frame (kind 2)."""
     pts = np.array([[0.98, 0.5], [0.5, 0.5], [-0.01, 0.5], [0.5, 0.97], [1.03, 0.5]])
