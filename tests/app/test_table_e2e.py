@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.journal import load_journal
+from app.journal import JournalError, load_journal
 from game.pdn import read_game
 
 DAMAS = [sys.executable, "-m", "app.cli"]
@@ -77,6 +77,15 @@ def _config(tmp_path: Path) -> Path:
     return cfg
 
 
+def _moves_so_far(journal: Path) -> int:
+    """Moves in a journal being written; -1 while it has no header line yet (the file is
+    created a moment before its first line is written)."""
+    try:
+        return len(load_journal(journal).moves)
+    except JournalError:
+        return -1
+
+
 @pytest.mark.parametrize("kill_after_moves", [0, 3, 12, 30])
 def test_kill_minus_nine_then_resume_loses_no_move(tmp_path: Path, kill_after_moves: int) -> None:
     cfg = _config(tmp_path)
@@ -90,7 +99,7 @@ def test_kill_minus_nine_then_resume_loses_no_move(tmp_path: Path, kill_after_mo
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         found = list((tmp_path / "games").glob("*.jsonl"))
-        if found and len(load_journal(found[0]).moves) >= kill_after_moves:
+        if found and _moves_so_far(found[0]) >= kill_after_moves:
             break
         time.sleep(0.01)
     time.sleep(random.Random(kill_after_moves).uniform(0, 0.05))
