@@ -169,7 +169,7 @@ def _shades_of(x: np.ndarray, dark_bgr: np.ndarray, tol_px: float = 4.0, tol: fl
     on that ray within noise (a grey veil or another hue does not)."""
     d = dark_bgr.astype(np.float64)
     g = (x @ d) / float(d @ d)
-    off = np.linalg.norm(x - g[..., None] * d, axis=-1)
+    off = _ray_distance(x, d, -np.inf, np.inf)  # (to the whole line: any gain)
     return g, off < np.maximum(tol_px, tol * np.linalg.norm(x, axis=-1))
 
 
