@@ -227,7 +227,7 @@ def height_preference(p: np.ndarray, step: float, t0: float, b: np.ndarray, radi
 
 def set_preference(best: np.ndarray, most: np.ndarray, group: np.ndarray, scales: np.ndarray,
                    prior: float, free: float, prior_weight: float,
-                   ) -> tuple[np.ndarray, np.ndarray]:
+                   trusted: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(-1..+1 per piece, the index of the radius chosen for it): each set at the radius (of
     those tried) that explains it best.
 
@@ -236,14 +236,16 @@ def set_preference(best: np.ndarray, most: np.ndarray, group: np.ndarray, scales
     the set, is highest.  This absorbs what the image does to every edge of the set alike
     (blur, a bright set bleeding over its edges).  A set of kings only could pass for men a
     little wider, so scales more than `free` away from `prior` pay `prior_weight` of each
-    piece's largest difference per 0.02 of scale beyond.
+    piece's largest difference per 0.02 of scale beyond.  Only `trusted` pieces (P,) choose
+    the radius, where a set has any.
     """
     pref = np.empty(len(best))
     chosen = np.zeros(len(best), np.intp)
     cost = prior_weight * np.maximum(np.abs(scales - prior) - free, 0.0) / 0.02
     for g in np.unique(group):
         m = group == g
-        total = best[m].max(axis=2).sum(axis=0) - most[m].sum(axis=0) * cost
+        fit = m & trusted if trusted is not None and (m & trusted).any() else m
+        total = best[fit].max(axis=2).sum(axis=0) - most[fit].sum(axis=0) * cost
         gi = int(np.argmax(total))
         chosen[m] = gi
         pref[m] = (best[m, gi, 1] - best[m, gi, 0]) / most[m, gi]
@@ -251,14 +253,17 @@ def set_preference(best: np.ndarray, most: np.ndarray, group: np.ndarray, scales
 
 
 def set_radius(width: np.ndarray, group: np.ndarray, w_min: float, w_max: float,
-               nominal: float, min_pieces: int = 3) -> np.ndarray:
+               nominal: float, min_pieces: int = 3, trusted: np.ndarray | None = None,
+               ) -> np.ndarray:
     """Radius of each piece: half the median width of its set (all pieces of a set match).
 
     Widths at the ends of the searched range are no measurement (a piece of the wrong colour,
-    something that is not a piece); a set with too few good widths takes all pieces' median,
-    and with too few of those the configured radius.
+    something that is not a piece), nor are those of pieces not `trusted` (P,); a set with too
+    few good widths takes all pieces' median, and with too few of those the configured radius.
     """
     good = (width > w_min + 1e-9) & (width < w_max - 1e-9)
+    if trusted is not None:
+        good &= trusted
     fallback = 0.5 * float(median(width[good], axis=0)) if good.sum() >= min_pieces else nominal
     radius = np.full(len(width), fallback)
     for g in np.unique(group):
@@ -312,12 +317,17 @@ def king_split(step_px: np.ndarray, kc: KingConfig, veil: np.ndarray | float = 0
 
 def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: LocalLight,
                piece_bgr: np.ndarray, background_bgr: np.ndarray, group: np.ndarray,
-               cfg: VisionConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+               cfg: VisionConfig, trusted: np.ndarray | None = None,
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(is_king, confidence, preference) for the occupied squares `idx` (internal order).
 
     `piece_bgr` (P x 3): each piece's colour; `background_bgr` (3 x 3): dark square, light
-    square, frame; `group` (P,): the piece set of each (sets may differ in size).
+    square, frame; `group` (P,): the piece set of each (sets may differ in size).  Only the
+    `trusted` pieces (P,; all when None) measure what a set shares, its radius and its discs'
+    height: a hand over squares, taken for pieces there, is neither.
     """
+    if trusted is not None and not trusted.any():
+        trusted = None
     kc = cfg.kings
     n_p = len(idx)
     if n_p == 0:
@@ -362,11 +372,13 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     c = c.reshape(n_p, -1)
     width = w.max(axis=1)
     side_shift = median(c, axis=1)
-    radius = set_radius(width, group, widths[0], widths[-1], r0)
+    radius = set_radius(width, group, widths[0], widths[-1], r0, trusted=trusted)
     t0 = float(ks.t[0])
     height = cfg.pieces.height_sq
-    if kc.measure_height and not ks.calibrated and n_p >= kc.min_pieces_for_height:
-        height = fit_height(p_along, ks, idx, radius * kc.radius_prior, side_shift, cfg)
+    fit = np.ones(n_p, bool) if trusted is None else trusted
+    if kc.measure_height and not ks.calibrated and fit.sum() >= kc.min_pieces_for_height:
+        height = fit_height(p_along[fit], ks, idx[fit], radius[fit] * kc.radius_prior,
+                            side_shift[fit], cfg)
     lam, rho = leans(ks, idx, height)
     lo_fit, hi_fit, n_fit = kc.radius_fit
     scales = np.linspace(lo_fit, hi_fit, n_fit)
@@ -376,7 +388,7 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
                                       np.repeat(rho[..., None], n_fit, axis=2),
                                       cfg.max_offset_sq, kc.shifts)
     pref, chosen = set_preference(best, most, group, scales, kc.radius_prior, kc.radius_free,
-                                  kc.radius_prior_weight)
+                                  kc.radius_prior_weight, trusted)
     step_px = lam[:, 0] * ks.square_px
     # Backed by the wall: where the silhouette hardly decides (a far edge over a square of the
     # piece's own colour), where the wall ends and the top face begins still does.

@@ -506,8 +506,10 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
             (n_px > 0)[:, None],
             (base_all[idx] * not_board[idx][..., None]).sum(axis=1) / np.maximum(n_px, 1)[:, None],
             dark_bgr)
+        # (Squares whose grid corners a hand hides may be the hand: they measure no set.)
+        trusted = None if covered is None else ~covered[idx]
         k_is, k_conf, _ = read_kings(img, s.kings, idx, light, piece_cols, background,
-                                     is_white[idx].astype(int), cfg)
+                                     is_white[idx].astype(int), cfg, trusted)
         king[idx] = k_is
         king_conf[idx] = k_conf
 

@@ -201,3 +201,18 @@ def test_men_under_a_glare_veil_are_not_read_as_kings(seed):
              if obs.label(sq) not in ("empty", "occluded")
              and (obs.label(sq).endswith("king") != frame.placement.piece_at(sq).is_king)]
     assert wrong == []
+
+
+def test_kings_beside_a_hand_are_told_from_men():
+    """Evaluation scene 7124 (tilt 23 deg, a hand over the board): the squares under the hand,
+    taken for pieces before the occlusion test, sized the black set and set its discs' height,
+    and a black king beside the hand read as a man.  Squares whose grid corners the hand hides
+    measure no set now."""
+    frame, obs = _evaluation_scene(7124)
+    pieces = [sq for sq in frame.placement.squares
+              if frame.placement.piece_at(sq) is not None and sq not in frame.occluded]
+    assert len(pieces) >= 12
+    wrong = [obs.board.square_name(sq) for sq in pieces
+             if obs.label(sq) not in ("empty", "occluded")
+             and (obs.label(sq).endswith("king") != frame.placement.piece_at(sq).is_king)]
+    assert wrong == []

@@ -22,6 +22,7 @@ from vision.kings import (
     king_split,
     piece_likeness,
     set_preference,
+    set_radius,
     wall_preference,
 )
 from vision.pipeline import BoardObserver
@@ -193,6 +194,17 @@ def test_set_radius_is_chosen_by_the_whole_set():
                              0.0, 0.0)
     assert list(pref > 0) == [d == 2 for d in truth]
 
+
+
+def test_squares_under_a_hand_do_not_size_the_set():
+    """Three men 0.7 wide and four squares a hand covers, each read 1.1 wide: the hand's
+    squares are left out of the set's size (with them the median would be the hand's)."""
+    width = np.array([0.7, 0.7, 0.7, 1.1, 1.1, 1.1, 1.1])
+    group = np.zeros(7, int)
+    trusted = np.array([True] * 3 + [False] * 4)
+    assert set_radius(width, group, 0.5, 1.2, 0.4, trusted=trusted) == pytest.approx(
+        np.full(7, 0.35))
+    assert set_radius(width, group, 0.5, 1.2, 0.4)[0] == pytest.approx(0.55)
 
 def _stack_calls(seeds, tilt):
     """(right, total, confidences of the wrong calls) over pieces read in the right colour."""
