@@ -492,27 +492,6 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         m = piece_lab[idx].mean(axis=0)
         white_lab, black_lab = (m, None) if m[0] >= mid else (None, m)
 
-    # -- kings -----------------------------------------------------------------------------------
-    # Which height explains each piece's silhouette, one disc or two (see vision.kings).
-    frame_bgr = median(flat[s.frame], axis=0)
-    # (The king stage was tuned with the plain medians of the board's samples as background.)
-    background = np.stack([median(patches.reshape(-1, 3), axis=0),
-                           median(probe_bgr, axis=0), frame_bgr])
-    king = np.zeros(n, bool)
-    king_conf = np.full(n, 0.5)
-    if len(idx):
-        n_px = not_board[idx].sum(axis=1)
-        piece_cols = np.where(
-            (n_px > 0)[:, None],
-            (base_all[idx] * not_board[idx][..., None]).sum(axis=1) / np.maximum(n_px, 1)[:, None],
-            dark_bgr)
-        # (Squares whose grid corners a hand hides may be the hand: they measure no set.)
-        trusted = None if covered is None else ~covered[idx]
-        k_is, k_conf, _ = read_kings(img, s.kings, idx, light, piece_cols, background,
-                                     is_white[idx].astype(int), cfg, trusted)
-        king[idx] = k_is
-        king_conf[idx] = k_conf
-
     # -- occlusion -------------------------------------------------------------------------------
     # Light squares take the light correction of the playable squares around them.
     probe_px_lab = _to_lab(light.correct_light(probe_raw))
@@ -528,6 +507,30 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     occluded, _ = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab, piece_labs,
                                    contrast, cfg, light, own_board | shaded,
                                    (dark_bgr, light_bgr), corner_cover, ~occ)
+
+    # -- kings -----------------------------------------------------------------------------------
+    # Which height explains each piece's silhouette, one disc or two (see vision.kings).
+    frame_bgr = median(flat[s.frame], axis=0)
+    # (The king stage was tuned with the plain medians of the board's samples as background.)
+    background = np.stack([median(patches.reshape(-1, 3), axis=0),
+                           median(probe_bgr, axis=0), frame_bgr])
+    king = np.zeros(n, bool)
+    king_conf = np.full(n, 0.5)
+    # (Not on occluded squares: what is there may be the hand, and it is not reported.)
+    seen = idx[~occluded[idx]]
+    if len(seen):
+        n_px = not_board[seen].sum(axis=1)
+        piece_cols = np.where(
+            (n_px > 0)[:, None],
+            (base_all[seen] * not_board[seen][..., None]).sum(axis=1)
+            / np.maximum(n_px, 1)[:, None],
+            dark_bgr)
+        # (Squares whose grid corners a hand hides may be the hand: they measure no set.)
+        trusted = None if covered is None else ~covered[seen]
+        k_is, k_conf, _ = read_kings(img, s.kings, seen, light, piece_cols, background,
+                                     is_white[seen].astype(int), cfg, trusted)
+        king[seen] = k_is
+        king_conf[seen] = k_conf
 
     if trace is not None:
         trace.update(light=light, dark_bgr=dark_bgr, light_bgr=light_bgr, share=share,

@@ -216,3 +216,16 @@ def test_kings_beside_a_hand_are_told_from_men():
              if obs.label(sq) not in ("empty", "occluded")
              and (obs.label(sq).endswith("king") != frame.placement.piece_at(sq).is_king)]
     assert wrong == []
+
+
+def test_the_squares_a_hand_covers_do_not_measure_the_kings():
+    """Evaluation scene 9193 (tilt 33 deg, an arm across the board): squares under the arm
+    (a reddish arm, near the colour of the red set read as black) passed for pieces, and
+    measured the sets' size and height: the black king beside the arm read as a man.
+    Squares found occluded take no part in the king test now."""
+    frame, obs = _evaluation_scene(9193)
+    kings = [sq for sq in frame.placement.squares if sq not in frame.occluded
+             and (p := frame.placement.piece_at(sq)) is not None and p.is_king]
+    assert len(kings) >= 2
+    assert [obs.label(sq) for sq in kings] == [frame.placement.piece_at(sq).value
+                                               for sq in kings]
