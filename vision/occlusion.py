@@ -130,7 +130,7 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
                      piece_labs: list[np.ndarray], contrast: float, cfg: VisionConfig,
                      light: LocalLight, bare_px: np.ndarray | None = None,
                      board_bgr: tuple[np.ndarray, np.ndarray] | None = None,
-                     covered: Cover | None = None, read_bare: np.ndarray | None = None,
+                     covered: Cover | None = None, past_glare: np.ndarray | None = None,
                      ) -> tuple[np.ndarray, np.ndarray]:
     """(occluded per playable square, foreign share of its centre).
 
@@ -138,9 +138,11 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
     `bare_px` (S, P), where given, marks base pixels already explained: the bare square under
     glare the light model cannot follow, or a darker shade of a known colour (a piece's wall,
     its shadow); never foreign.  `covered`, where given, is `covered_squares` already
-    computed.  `read_bare` (S,), where given, marks squares read as bare board: under glare
-    that washed out their grid corners (`Cover.washed_only`) that reading stands (a piece's
-    wall and shadow show through glare; a piece guessed at there is still not reported).
+    computed.  `past_glare` (S,), where given, marks squares read as what glare cannot have
+    made: bare board, or a piece darker than the bare dark square (glare only adds light).
+    Under glare that washed out their grid corners (`Cover.washed_only`) that reading stands
+    (a piece's wall and shadow show through glare); any other piece guessed at there is still
+    not reported.
     """
     foreign_px = _foreign(base_lab, [dark_lab, *piece_labs], contrast, cfg.foreign_contrast)
     if bare_px is not None:
@@ -165,8 +167,8 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
     if covered is None:
         covered = covered_squares(flat, s, contrast, cfg, light, board_bgr)
     covered_sq, hidden_at, washed_only = covered
-    if read_bare is not None:
-        covered_sq = covered_sq & ~(washed_only & read_bare)
+    if past_glare is not None:
+        covered_sq = covered_sq & ~(washed_only & past_glare)
     occluded |= covered_sq
     # The fringe of a hand: a square not bare (a piece, or the hand) with a corner hidden (not
     # washed out by light) that a covered square shares, two such corners hidden.

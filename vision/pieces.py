@@ -504,9 +504,12 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     kk = channel_sum(known_bgr * known_bgr)
     shaded = (_ray_distance_rows(xx, x @ known_bgr.T, kk, 0.1, 1.0)
               / np.maximum(np.sqrt(kk), 1.0)).min(axis=-1) < 0.15
+    # (Glare adds light: a piece darker than the bare dark square is no glare's making, and
+    # stands where glare washed out the grid corners as a bare square does.)
+    darker = occ & (piece_lab[:, 0] < dark_lab[0])
     occluded, _ = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab, piece_labs,
                                    contrast, cfg, light, own_board | shaded,
-                                   (dark_bgr, light_bgr), corner_cover, ~occ)
+                                   (dark_bgr, light_bgr), corner_cover, ~occ | darker)
 
     # -- kings -----------------------------------------------------------------------------------
     # Which height explains each piece's silhouette, one disc or two (see vision.kings).

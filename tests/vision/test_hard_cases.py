@@ -163,6 +163,19 @@ def test_bare_squares_under_a_saturating_glare_spot_are_not_occluded(seed):
     assert [obs.board.square_name(sq) for sq in bare if obs.label(sq) != "empty"] == []
 
 
+
+@pytest.mark.parametrize("seed", [7006, 9024])
+def test_a_black_man_under_a_saturating_glare_spot_is_read(seed):
+    """Evaluation scenes 7006 and 9024: a glare spot drives the grid corners around a black
+    man to the sensor's limit, and the man was reported occluded.  Glare only adds light: a
+    piece darker than the bare dark square is not its making, and stands."""
+    frame, obs = _evaluation_scene(seed)
+    assert frame.occluded == frozenset()
+    black = [sq for sq in frame.placement.squares
+             if (p := frame.placement.piece_at(sq)) is not None and p.value == "black_man"]
+    assert len(black) >= 4
+    assert [obs.board.square_name(sq) for sq in black if obs.label(sq) != "black_man"] == []
+
 def test_black_men_on_walnut_squares_in_dim_light_are_seen():
     """Evaluation scene 9056: black men on walnut-brown squares, exposure 0.67.  Each is
     nearer the bare square's colour than the board's grain lets the first look tell, so only
