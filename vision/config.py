@@ -75,6 +75,12 @@ class KingConfig:
     wall_min_step_px: float = 3.0  # a band narrower than this is a sample or so: not used
     wall_lines_sq: float = 0.12  # only lines this close to the piece's middle
     wall_top_sq: float = 0.15  # the length of top face read beyond a king's wall
+    # Not shaped like a piece (a hand the colour of a set, a glare spot): as wide as the widest
+    # width tried, and looking like the piece, on average more than `beyond_likeness`, this far
+    # beyond where a king would end on `beyond_sides` of its three sides (far, near, across).
+    beyond_sq: float = 0.08
+    beyond_likeness: float = 0.5
+    beyond_sides: int = 2
 
 
 @dataclass(frozen=True)

@@ -315,11 +315,43 @@ def king_split(step_px: np.ndarray, kc: KingConfig, veil: np.ndarray | float = 0
         + kc.veil_split * np.clip(np.asarray(veil) / kc.veil_full, 0.0, 1.0)
 
 
+def unlike_a_piece(p_along: np.ndarray, p_across: np.ndarray, t: np.ndarray, u: np.ndarray,
+                   shift: np.ndarray, radius: np.ndarray, side_shift: np.ndarray,
+                   lam: np.ndarray, rho: np.ndarray, widest: np.ndarray, kc: KingConfig,
+                   ) -> np.ndarray:
+    """(P,) bool: what was taken for a piece is not shaped like one.
+
+    A piece ends where its silhouette does, a king's at the furthest.  Something that spans
+    the widest width tried across the view (`widest`, P) and goes on looking like the piece
+    well beyond where a king would end, on `kc.beyond_sides` of the three sides the lines
+    reach (beyond the far edge and the near edge along the view, beyond either side across
+    it), is bigger than any piece: a hand the colour of a set, or a glare spot.
+
+    p_along (P, J, T) and p_across (P, K, U): likeness on the lines along and across the view
+    at positions t (T,) and u (U,); shift (P,) the piece's shift along the view as a king;
+    radius, side_shift (P,); lam, rho (P, 2) as in `height_scores`.
+    """
+    m = kc.beyond_sq
+    far = t[None, :] > (shift + lam[:, 1] + rho[:, 1] * radius + m)[:, None]  # (P, T)
+    near = t[None, :] < (shift - radius - m)[:, None]
+    side = np.abs(u[None, :] - side_shift[:, None]) > (rho[:, 1] * radius + m)[:, None]
+
+    def beyond(p: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        n = mask.sum(axis=1) * p.shape[1]
+        return (p * mask[:, None, :]).sum(axis=(1, 2)) / np.maximum(n, 1)
+
+    sides = ((beyond(p_along, far) > kc.beyond_likeness).astype(int)
+             + (beyond(p_along, near) > kc.beyond_likeness)
+             + (beyond(p_across, side) > kc.beyond_likeness))
+    return widest & (sides >= kc.beyond_sides)
+
+
 def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: LocalLight,
                piece_bgr: np.ndarray, background_bgr: np.ndarray, group: np.ndarray,
                cfg: VisionConfig, trusted: np.ndarray | None = None,
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(is_king, confidence, preference) for the occupied squares `idx` (internal order).
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(is_king, confidence, preference, not a piece) for the occupied squares `idx` (internal
+    order); see `unlike_a_piece` for the last.
 
     `piece_bgr` (P x 3): each piece's colour; `background_bgr` (3 x 3): dark square, light
     square, frame; `group` (P,): the piece set of each (sets may differ in size).  Only the
@@ -331,7 +363,7 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     kc = cfg.kings
     n_p = len(idx)
     if n_p == 0:
-        return np.zeros(0, bool), np.zeros(0), np.zeros(0)
+        return np.zeros(0, bool), np.zeros(0), np.zeros(0), np.zeros(0, bool)
     along = ks.along_xy[idx]
     across = ks.across_xy[idx]
     pts = np.concatenate([along.reshape(-1, 2), across.reshape(-1, 2)])
@@ -408,7 +440,10 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
                    0.0, 1.0)
     conf = 0.5 + 0.5 * sure * np.tanh(np.abs(pref - split) / kc.clear_preference)
     conf = np.where(step_px >= kc.min_step_px, conf, 0.5)
-    return king, conf, pref
+    widest = width >= widths[-1] - 1e-9
+    unlike = unlike_a_piece(p_along, p_across, ks.t, ks.u, shift[rows, chosen, 1],
+                            grid[rows, chosen], side_shift, lam, rho, widest, kc)
+    return king, conf, pref, unlike
 
 
 def _mean_between(cum: np.ndarray, steps: np.ndarray, start: np.ndarray, end: np.ndarray,

@@ -530,10 +530,12 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
             dark_bgr)
         # (Squares whose grid corners a hand hides may be the hand: they measure no set.)
         trusted = None if covered is None else ~covered[seen]
-        k_is, k_conf, _ = read_kings(img, s.kings, seen, light, piece_cols, background,
-                                     is_white[seen].astype(int), cfg, trusted)
+        k_is, k_conf, _, unlike = read_kings(img, s.kings, seen, light, piece_cols, background,
+                                             is_white[seen].astype(int), cfg, trusted)
         king[seen] = k_is
         king_conf[seen] = k_conf
+        # Bigger than any piece: something over the square, not reported as a piece.
+        occluded[seen[unlike]] = True
 
     if trace is not None:
         trace.update(light=light, dark_bgr=dark_bgr, light_bgr=light_bgr, share=share,

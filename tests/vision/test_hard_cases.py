@@ -242,3 +242,15 @@ def test_the_squares_a_hand_covers_do_not_measure_the_kings():
     assert len(kings) >= 2
     assert [obs.label(sq) for sq in kings] == [frame.placement.piece_at(sq).value
                                                for sq in kings]
+
+
+@pytest.mark.parametrize("seed", [11107, 9158])
+def test_a_hand_the_colour_of_a_set_is_not_read_as_a_king(seed):
+    """Evaluation scenes 11107 (a peach hand near the orange set's colour, tilt 40 deg) and
+    9158 (a pink one near the red set's, tilt 49 deg): squares under the hand passed for
+    pieces of that set, and tall ones, kings.  Bigger than any piece, they are reported
+    occluded now."""
+    frame, obs = _evaluation_scene(seed)
+    assert frame.occluded
+    assert [obs.board.square_name(sq) for sq in frame.occluded
+            if obs.label(sq) != "occluded"] == []

@@ -23,6 +23,7 @@ from vision.kings import (
     piece_likeness,
     set_preference,
     set_radius,
+    unlike_a_piece,
     wall_preference,
 )
 from vision.pipeline import BoardObserver
@@ -205,6 +206,32 @@ def test_squares_under_a_hand_do_not_size_the_set():
     assert set_radius(width, group, 0.5, 1.2, 0.4, trusted=trusted) == pytest.approx(
         np.full(7, 0.35))
     assert set_radius(width, group, 0.5, 1.2, 0.4)[0] == pytest.approx(0.55)
+
+
+def _across(radius, side):
+    """Likeness +1 across the view where a piece of `radius` standing `side` off covers."""
+    return np.where(np.abs(T - side) <= radius, 1.0, -1.0)[None].repeat(3, axis=0)
+
+
+@pytest.mark.parametrize("discs", [1, 2])
+def test_a_piece_ends_where_its_silhouette_does(discs):
+    """Men and kings, even as wide as the widest width tried, are pieces; something that goes
+    on looking like one beyond a king's far edge and across the view is not."""
+    lean, radius = 0.1, 0.36
+    lam = np.array([[lean, 2 * lean]])
+    rho = np.ones((1, 2))
+    cfg = KingConfig()
+    piece = unlike_a_piece(_profile(radius, 0.0, 0.0, discs * lean)[None],
+                           _across(radius, 0.0)[None], T, T, np.zeros(1), np.array([radius]),
+                           np.zeros(1), lam, rho, np.array([True]), cfg)
+    assert not piece[0]
+    # A hand over the square: piece-like from the near edge to beyond the far one and across.
+    hand_along = np.where(T >= -radius, 1.0, -1.0)[None].repeat(len(LINES), axis=0)[None]
+    hand_across = np.ones((1, 3, len(T)))
+    args = (T, T, np.zeros(1), np.array([radius]), np.zeros(1), lam, rho)
+    assert unlike_a_piece(hand_along, hand_across, *args, np.array([True]), cfg)[0]
+    # (Not when narrower than the widest width tried: a piece among neighbours of its colour.)
+    assert not unlike_a_piece(hand_along, hand_across, *args, np.array([False]), cfg)[0]
 
 def _stack_calls(seeds, tilt):
     """(right, total, confidences of the wrong calls) over pieces read in the right colour."""
