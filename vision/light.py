@@ -189,6 +189,19 @@ def local_light(plan: LightPlan, ref_bgr: np.ndarray, probe_bgr: np.ndarray,
                       gb.reshape(s, n_base), vb.reshape(s, n_base), gk, vk, weight)
 
 
+def same_colour_pairs(x: np.ndarray, y: np.ndarray, chroma_tol: float = 0.035,
+                      brightness_ratio: float = 4.0, floor: float = 10.0) -> np.ndarray:
+    """(N,) which colours x (N, 3) are colours y (N, 3; or one, (3,)) in another light: the
+    same chromaticity (within `chroma_tol`) and brightness within a factor
+    `brightness_ratio` (see `board_colour`)."""
+    x = np.asarray(x, np.float64)
+    y = np.broadcast_to(np.asarray(y, np.float64), x.shape)
+    tx, ty = x.sum(axis=1) + 3 * floor, y.sum(axis=1) + 3 * floor
+    d = (x + floor) / tx[:, None] - (y + floor) / ty[:, None]
+    return (((d * d).sum(axis=1) < chroma_tol ** 2)
+            & (np.abs(np.log(tx) - np.log(ty)) < np.log(brightness_ratio)))
+
+
 def board_colour(samples_bgr: np.ndarray, chroma_tol: float = 0.035,
                  brightness_ratio: float = 4.0, floor: float = 10.0,
                  avoid_bgr: np.ndarray | None = None) -> np.ndarray:
@@ -208,10 +221,7 @@ def board_colour(samples_bgr: np.ndarray, chroma_tol: float = 0.035,
     chroma = (x + floor) / (total + 3 * floor)[:, None]
     log_b = np.log(total + 3 * floor)
     if avoid_bgr is not None:
-        a = np.asarray(avoid_bgr, np.float64)
-        same = ((((chroma - (a + floor) / (a.sum() + 3 * floor)) ** 2).sum(axis=1)
-                 < chroma_tol ** 2)
-                & (np.abs(log_b - np.log(a.sum() + 3 * floor)) < np.log(brightness_ratio)))
+        same = same_colour_pairs(x, avoid_bgr, chroma_tol, brightness_ratio, floor)
         if (~same).sum() >= 3:
             x, chroma, log_b = x[~same], chroma[~same], log_b[~same]
     sq = (chroma * chroma).sum(axis=1)
@@ -223,15 +233,31 @@ def board_colour(samples_bgr: np.ndarray, chroma_tol: float = 0.035,
 
 
 def board_colours(dark_samples_bgr: np.ndarray, light_samples_bgr: np.ndarray,
-                  min_distance: float = 40.0) -> tuple[np.ndarray, np.ndarray]:
-    """(dark, light) board colours from samples of the dark and of the light squares.
+                  min_distance: float = 40.0, beside: np.ndarray | None = None,
+                  min_squares: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """(dark, light) board colours from samples of the dark (S, K, 3) and of the light
+    squares (L, 3).
 
     A hand or an arm over most of the board can be the colour most samples of both kinds
     share; the two squares of a checker board are never one colour, so when the two come out
-    within `min_distance` (BGR) of each other, that colour is left out of both votes.
+    within `min_distance` (BGR) of each other, that colour is left out of both votes.  A hand
+    over most dark squares' corner patches but fewer light squares' probes can still win the
+    dark vote alone.  Given `beside` (S, L: light square j borders dark square i), only dark
+    squares whose light neighbours all show the light colour, and in about its light, vote
+    (when at least `min_squares` do): the light model takes both colours as seen in one light,
+    so a hard shadow over part of the board must not give it a lit dark colour and a shaded
+    light one.  Nor those of the colour of a neighbour: no checker shows there.
     """
-    dark = board_colour(dark_samples_bgr)
     light = board_colour(light_samples_bgr)
+    if beside is not None:
+        clear = same_colour_pairs(light_samples_bgr, light, brightness_ratio=1.3)
+        own = median(dark_samples_bgr, axis=1)  # (S, 3)
+        i, j = np.nonzero(beside)
+        fine = clear[j] & ~same_colour_pairs(own[i], light_samples_bgr[j])
+        ok = beside.any(axis=1) & (np.bincount(i, ~fine, len(own)) == 0)
+        if ok.sum() >= min_squares:
+            dark_samples_bgr = dark_samples_bgr[ok]
+    dark = board_colour(dark_samples_bgr)
     if float(np.linalg.norm(dark - light)) < min_distance:
         common = 0.5 * (dark + light)
         dark = board_colour(dark_samples_bgr, avoid_bgr=common)

@@ -322,7 +322,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     raw_base = flat[s.base]
     patches = median(ref_raw, axis=2)  # (S, 4, 3)
     probe_bgr = median(probe_raw, axis=1)  # (L, 3)
-    dark_bgr, light_bgr = board_colours(patches, probe_bgr)
+    dark_bgr, light_bgr = board_colours(patches, probe_bgr, beside=s.light_incidence)
     # Shadows scale colours, glare adds light: undo both where each sample lies (vision.light).
     light = local_light(s.light_plan, patches, probe_bgr, dark_bgr, light_bgr, s.base.shape[1])
     # Per square, the two corner patches that best look like bare board under that light.

@@ -253,3 +253,16 @@ def test_a_hand_the_colour_of_a_set_is_not_read_as_a_king(seed):
     assert frame.occluded
     assert [obs.board.square_name(sq) for sq in frame.occluded
             if obs.label(sq) != "occluded"] == []
+
+
+def test_a_hand_over_most_dark_squares_does_not_become_the_board():
+    """Evaluation scene 199 (a hand over 20 of the 32 dark squares): the hand's colour won
+    the vote for the dark squares' colour, so bare navy squares read as black kings and cream
+    men as empty.  Only dark squares beside light squares in the light colour, showing a
+    checker there, vote now."""
+    frame, obs = _evaluation_scene(199)
+    seen = [sq for sq in frame.placement.squares if sq not in frame.occluded]
+    assert len(seen) >= 10
+    wrong = [obs.board.square_name(sq) for sq in seen if obs.label(sq) != "occluded"
+             and (obs.label(sq) == "empty") != (frame.placement.piece_at(sq) is None)]
+    assert wrong == []

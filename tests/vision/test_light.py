@@ -103,6 +103,48 @@ def test_board_colours_when_a_hand_covers_most_of_both_kinds_of_square():
     assert np.linalg.norm(got_light - light_sq) < 5
 
 
+
+def _strip_beside(n: int) -> np.ndarray:
+    """(n, n): dark square i of a strip borders light squares i and i + 1 (mod n)."""
+    beside = np.zeros((n, n), bool)
+    for i in range(n):
+        beside[i, i] = beside[i, (i + 1) % n] = True
+    return beside
+
+
+def test_board_colours_when_a_hand_covers_most_dark_squares_only():
+    """A hand over 20 of 32 dark squares' corner patches but only 12 light squares' probes wins
+    the dark vote and not the light one, so the two come out different and both stand.  Only
+    dark squares beside light squares that show the light colour, and themselves unlike it,
+    vote now: the hand's edge squares are outvoted by the board."""
+    rng = np.random.default_rng(6)
+    light_sq = np.array([80.0, 200.0, 245.0])
+    hand = np.array([110.0, 145.0, 200.0])
+    n = 32
+    dark = np.vstack([hand + rng.normal(0, 3, (20, 4, 3)), DARK + rng.normal(0, 2, (12, 4, 3))])
+    light = np.vstack([hand + rng.normal(0, 3, (12, 3)), light_sq + rng.normal(0, 2, (20, 3))])
+    assert np.linalg.norm(board_colours(dark, light)[0] - hand) < 10  # without the neighbours
+    got_dark, got_light = board_colours(dark, light, beside=_strip_beside(n))
+    assert np.linalg.norm(got_dark - DARK) < 5
+    assert np.linalg.norm(got_light - light_sq) < 5
+
+
+def test_board_colours_come_from_one_light():
+    """A hard shadow over 18 light squares and 14 dark ones: the light vote takes the shaded
+    light colour, and the dark colour must be the shaded one too (the light model explains
+    every reference as one gain times these colours): it comes from beside light squares in
+    that light, not from the lit majority of the dark squares."""
+    rng = np.random.default_rng(7)
+    light_sq = np.array([177.0, 219.0, 242.0])
+    dark = np.vstack([0.5 * DARK + rng.normal(0, 1, (14, 4, 3)),
+                      DARK + rng.normal(0, 1, (18, 4, 3))])
+    light = np.vstack([0.5 * light_sq + rng.normal(0, 2, (18, 3)),
+                       light_sq + rng.normal(0, 2, (14, 3))])
+    assert np.linalg.norm(board_colours(dark, light)[0] - DARK) < 5  # without the neighbours
+    got_dark, got_light = board_colours(dark, light, beside=_strip_beside(32))
+    assert np.linalg.norm(got_light - 0.5 * light_sq) < 5
+    assert np.linalg.norm(got_dark - 0.5 * DARK) < 5
+
 @pytest.mark.parametrize("extra", ["glare", "second_light"])
 def test_piece_sets_from_the_pieces_colours(extra):
     rng = np.random.default_rng(5)
