@@ -68,9 +68,11 @@ def _piece_sets(x: np.ndarray, min_separation: float, iters: int = 12,
     Three-means, seeded at the lightest, the darkest and the colour farthest from both: two
     groups are the sets; a third is either part of a set seen in other light (it lies nearer
     one set than the sets lie to each other: merged) or a few things that are neither (a glare
-    spot, a hand), which must not pull a set's colour.  None when no two sets are this far
-    apart (one set on the board).  The third item lists the colours of a third group left
-    out of the sets (shown to the occlusion test as seen on pieces, not as foreign).
+    spot, a hand), which must not pull a set's colour; but when the two largest groups are
+    one set in two lights, the third, far from it, is the other set.  None when no two sets
+    are this far apart (one set on the board).  The third item lists the colours of a third
+    group left out of the sets (shown to the occlusion test as seen on pieces, not as
+    foreign).
     """
     lo, hi = x[np.argmin(x[:, 0])], x[np.argmax(x[:, 0])]
     third = x[np.argmax(np.minimum(np.linalg.norm(x - lo, axis=1),
@@ -108,7 +110,14 @@ def _piece_sets(x: np.ndarray, min_separation: float, iters: int = 12,
         else:
             others.append(c)
     if np.linalg.norm(a - b) < min_separation:
-        return None
+        if not others or len(x) < 3:
+            return None
+        # The two largest groups are one set in two lights; the few left over, far from it,
+        # are the other set (a lone king at the end of a game).
+        one = x[(assign == order[0]) | (assign == order[1])].mean(axis=0)
+        if np.linalg.norm(one - c) < min_separation:
+            return None
+        a, b, others = one, c, []
     return ((a, b) if a[0] >= b[0] else (b, a)) + (others,)
 
 

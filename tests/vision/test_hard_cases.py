@@ -116,6 +116,19 @@ def test_glare_spots_do_not_make_a_piece_set():
             assert obs.label(sq) in ("empty", "occluded"), obs.board.square_name(sq)
 
 
+def test_the_few_pieces_of_a_set_are_read_not_occluded():
+    """Evaluation scene 7147: eleven black men and kings and three wooden pieces on a printed
+    wood board under a hard shadow.  The black set fell into two colour groups (lit and
+    shaded), the one wooden piece it learned from was left out as neither set, and all three
+    wooden pieces read as something over their squares."""
+    frame, obs = _evaluation_scene(7147)
+    wooden = [sq for sq in frame.placement.squares
+              if (p := frame.placement.piece_at(sq)) is not None and p.color.value == "white"]
+    assert len(wooden) == 3
+    assert [obs.board.square_name(sq) for sq in wooden
+            if obs.label(sq) not in ("white_man", "white_king")] == []
+
+
 def test_a_glare_spot_is_no_hand_and_has_no_fringe():
     """Frame 200 of rendered replay game 34 (bench/replay_eval.py): a glare spot and a hard
     shadow, no hand; three moves played (a3xe7 f8xd6 f4-e5).  The spot hides the grid corners

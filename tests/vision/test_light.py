@@ -161,6 +161,25 @@ def test_piece_sets_from_the_pieces_colours(extra):
     assert np.linalg.norm(black_lab - black) < 5.0
 
 
+def test_a_lone_piece_of_the_other_set_is_a_set():
+    """Eleven black men, in two lights (a hard shadow splits them into two colour groups), and
+    one wooden king: the end of a game.  The two black groups are one set; the king, far from
+    it, is the other (it was left out as neither set, and read as something over its square)."""
+    rng = np.random.default_rng(3)
+    black = np.array([50.0, 133.0, 134.0])  # 8-bit Lab
+    wood = np.array([190.0, 140.0, 170.0])
+    x = [black + rng.normal(0, 1, 3) for _ in range(6)] + \
+        [black + [10.0, 1.0, 1.0] + rng.normal(0, 1, 3) for _ in range(5)] + [wood]
+    sets = _piece_sets(np.array(x), min_separation=30.0)
+    assert sets is not None
+    white_lab, black_lab, others = sets
+    assert np.linalg.norm(white_lab - wood) < 1.0
+    assert np.linalg.norm(black_lab - black) < 8.0
+    assert others == []
+    # One set only (the two lights of it): no second set.
+    assert _piece_sets(np.array(x[:-1]), min_separation=30.0) is None
+
+
 def test_a_set_near_the_dark_squares_colour_is_found_among_the_free_squares() -> None:
     rng = np.random.default_rng(8)
     walnut = np.array([38.0, 48.0, 89.0])  # BGR
