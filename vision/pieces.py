@@ -70,9 +70,9 @@ def _piece_sets(x: np.ndarray, min_separation: float, iters: int = 12,
     one set than the sets lie to each other: merged) or a few things that are neither (a glare
     spot, a hand), which must not pull a set's colour; but when the two largest groups are
     one set in two lights, the third, far from it, is the other set.  None when no two sets
-    are this far apart (one set on the board).  The third item lists the colours of a third
-    group left out of the sets (shown to the occlusion test as seen on pieces, not as
-    foreign).
+    are this far apart, nor apart in hue (`_hue_sets`): one set on the board.  The third
+    item lists the colours of a third group left out of the sets (shown to the occlusion
+    test as seen on pieces, not as foreign).
     """
     lo, hi = x[np.argmin(x[:, 0])], x[np.argmax(x[:, 0])]
     third = x[np.argmax(np.minimum(np.linalg.norm(x - lo, axis=1),
@@ -110,6 +110,10 @@ def _piece_sets(x: np.ndarray, min_separation: float, iters: int = 12,
         else:
             others.append(c)
     if np.linalg.norm(a - b) < min_separation:
+        by_hue = _hue_sets(x)
+        if by_hue is not None:
+            a, b = by_hue
+            return ((a, b) if a[0] >= b[0] else (b, a)) + ([],)
         if not others or len(x) < 3:
             return None
         # The two largest groups are one set in two lights; the few left over, far from it,
@@ -119,6 +123,36 @@ def _piece_sets(x: np.ndarray, min_separation: float, iters: int = 12,
             return None
         a, b, others = one, c, []
     return ((a, b) if a[0] >= b[0] else (b, a)) + (others,)
+
+
+def _hue_sets(x: np.ndarray, min_apart: float = 12.0, spreads: float = 3.0, iters: int = 10,
+              ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Two sets told apart by hue and saturation (a*, b*) alone: the mean colours (Lab) of the
+    two groups of x (rows) that two-means finds on a*, b*, when their hues lie `min_apart`
+    and `spreads` times each group's own variation apart, each group at least two pieces;
+    else None.  Light changes a set's lightness far more than its hue, so sets alike in
+    lightness (tan wood and red in a dim photo), which lightness mixes, still differ here."""
+    if len(x) < 4:
+        return None
+    ab = x[:, 1:].astype(np.float64)
+    d = np.linalg.norm(ab[:, None] - ab[None], axis=2)
+    i, j = np.unravel_index(int(np.argmax(d)), d.shape)
+    centres = ab[[i, j]].copy()
+    near = np.zeros(len(x), bool)
+    for _ in range(iters):
+        new = np.linalg.norm(ab - centres[0], axis=1) <= np.linalg.norm(ab - centres[1], axis=1)
+        if new.sum() < 2 or (~new).sum() < 2:
+            return None
+        if np.array_equal(new, near):
+            break
+        near = new
+        centres = np.stack([ab[near].mean(axis=0), ab[~near].mean(axis=0)])
+    spread = np.sqrt(np.mean(np.concatenate([((ab[near] - centres[0]) ** 2).sum(axis=1),
+                                             ((ab[~near] - centres[1]) ** 2).sum(axis=1)])))
+    apart = float(np.linalg.norm(centres[0] - centres[1]))
+    if apart < min_apart or apart < spreads * float(spread):
+        return None
+    return x[near].mean(axis=0), x[~near].mean(axis=0)
 
 
 # Shadows and uneven light change a colour's lightness far more than its hue and saturation,

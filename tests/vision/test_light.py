@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.light import board_colour, board_colours, local_light, plan_light
-from vision.pieces import _across_shadow_edge, _camouflaged_set, _piece_sets
+from vision.pieces import _across_shadow_edge, _camouflaged_set, _hue_sets, _piece_sets
 
 DARK = np.array([40.0, 70.0, 120.0])  # BGR of the bare playable squares
 LIGHT = np.array([150.0, 200.0, 225.0])
@@ -178,6 +178,25 @@ def test_a_lone_piece_of_the_other_set_is_a_set():
     assert others == []
     # One set only (the two lights of it): no second set.
     assert _piece_sets(np.array(x[:-1]), min_separation=30.0) is None
+
+
+def test_two_sets_alike_in_lightness_are_told_apart_by_hue():
+    """Tan wooden men and red men in a dim photo: lightness 45-90 and 25-55 overlap, and their
+    centres lie 35 apart, under the 44 the board's contrast asks; but in hue (a*, b*) they lie
+    20 apart with each set varying by 3.  A set in two lights (a hard shadow) differs in
+    lightness only: still one set."""
+    rng = np.random.default_rng(11)
+    wood = np.array([[rng.uniform(45, 90), 142 + rng.normal(0, 2), 153 + rng.normal(0, 2)]
+                     for _ in range(12)])
+    red = np.array([[rng.uniform(25, 55), 162 + rng.normal(0, 2), 150 + rng.normal(0, 2)]
+                    for _ in range(12)])
+    sets = _piece_sets(np.vstack([wood, red]), min_separation=44.0)
+    assert sets is not None
+    white_lab, black_lab, _ = sets
+    assert abs(white_lab[1] - 142) < 3 and abs(black_lab[1] - 162) < 3
+    one_set = np.vstack([wood, wood * [0.75, 1, 1]])
+    assert _hue_sets(one_set) is None
+    assert _piece_sets(one_set, min_separation=44.0) is None
 
 
 def test_a_set_near_the_dark_squares_colour_is_found_among_the_free_squares() -> None:

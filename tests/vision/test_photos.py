@@ -31,3 +31,27 @@ def test_photo_with_given_corners(item):
              if got != NAMES.get(item["squares"].get(name, ""), "empty")]
     # Every piece set and board differs; allow a few squares (pieces half off their square).
     assert len(wrong) <= 0.1 * len(labels), wrong
+
+
+def _si3p():
+    return next((it for it in _items() if it["file"].startswith("si3p")), None)
+
+
+@pytest.mark.skipif(_si3p() is None, reason="the shared photographs are not available")
+@pytest.mark.parametrize("change", ["darker_midtones", "warm_light"])
+def test_a_photo_in_other_light_keeps_its_two_sets(change):
+    """si3p-mat.jpg (tan wooden men against red men on a black and cream board) as a darker
+    camera or a warmer lamp would take it: the two sets come closer in lightness than the
+    board's contrast asks of two sets, and were taken for one (the darker wooden men read
+    black, or red men white).  Their hues still differ: every square is read as labelled."""
+    item = _si3p()
+    image = cv2.imread(str(PHOTOS / item["file"])).astype(np.float64)
+    if change == "darker_midtones":
+        image = 255.0 * (image / 255.0) ** 1.8
+    else:
+        image = image * np.array([0.75, 0.95, 1.15])
+    image = np.clip(image, 0, 255).astype(np.uint8)
+    obs = BoardObserver("brazilian", corners_px=np.array(item["corners"])).observe(image)
+    wrong = [name for name, got in obs.labels().items()
+             if got != NAMES.get(item["squares"].get(name, ""), "empty")]
+    assert wrong == []
