@@ -1,7 +1,12 @@
 """Run `damas detect` on the real photographs in /work/shared/photos against labels.json.
 
-Corners come from the hand labels (--corners); prints per-photo square accuracy and the errors.
-Usage: python bench/vision_photos.py [PHOTO_DIR]
+Corners come from the hand labels (--corners) or are found automatically; prints per-photo
+square accuracy and the errors.  With --perturbed, each photo is also read as other cameras
+and rooms would take it (smaller and larger, turned, darker, warmer, blurred, noisier, more
+compressed, unevenly lit): a photo already read right says little about the next board
+unless it stays right under such changes.
+
+Usage: python bench/vision_photos.py [PHOTO_DIR] [--perturbed]
 """
 
 from __future__ import annotations
@@ -9,45 +14,152 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+import cv2
+import numpy as np
 
 NAMES = {"w": "white_man", "b": "black_man", "W": "white_king", "B": "black_king"}
 
+Change = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def _scaled(f: float) -> Change:
+    def change(img: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        interp = cv2.INTER_AREA if f < 1 else cv2.INTER_CUBIC
+        return cv2.resize(img, None, fx=f, fy=f, interpolation=interp), corners * f
+    return change
+
+
+def _gain(per_pixel: Callable[[np.ndarray], np.ndarray]) -> Change:
+    def change(img: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.clip(per_pixel(img.astype(np.float64)), 0, 255).astype(np.uint8), corners
+    return change
+
+
+def _turned_half(img: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    h, w = img.shape[:2]
+    return cv2.rotate(img, cv2.ROTATE_180), np.array([[w - 1 - x, h - 1 - y] for x, y in corners])
+
+
+def _turned_quarter(img: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    h = img.shape[0]
+    return cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE), np.array([[h - 1 - y, x] for x, y in corners])
+
+
+def _jpeg(quality: int) -> Change:
+    def change(img: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])[1]
+        return cv2.imdecode(buf, cv2.IMREAD_COLOR), corners
+    return change
+
+
+def _vignette(img: np.ndarray) -> np.ndarray:
+    h, w = img.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    r2 = (((xx - w / 2) / (w / 2)) ** 2 + ((yy - h / 2) / (h / 2)) ** 2) / 2
+    return img * (1 - 0.5 * r2)[..., None]
+
+
+def _side_light(img: np.ndarray) -> np.ndarray:
+    w = img.shape[1]
+    return img * (1.2 - 0.6 * np.arange(w) / w)[None, :, None]
+
+
+CHANGES: dict[str, Change] = {
+    "scale 0.25": _scaled(0.25), "scale 0.5": _scaled(0.5), "scale 2": _scaled(2.0),
+    "turned 180": _turned_half, "turned 90": _turned_quarter,
+    "half exposure": _gain(lambda x: 0.5 * x), "over-exposed 1.3x": _gain(lambda x: 1.3 * x),
+    "darker midtones (gamma 1.8)": _gain(lambda x: 255 * (x / 255) ** 1.8),
+    "warm lamp": _gain(lambda x: x * np.array([0.75, 0.95, 1.15])),
+    "blur 2 px": lambda img, c: (cv2.GaussianBlur(img, (0, 0), 2.0), c),
+    "noise 8": _gain(lambda x: x + np.random.default_rng(0).normal(0, 8, x.shape)),
+    "jpeg 40": _jpeg(40), "vignette": _gain(_vignette), "side light": _gain(_side_light),
+}
+
 
 def main() -> int:
-    folder = Path(sys.argv[1] if len(sys.argv) > 1 else "/work/shared/photos")
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    folder = Path(args[0] if args else "/work/shared/photos")
     labels = json.loads((folder / "labels.json").read_text())
     damas = Path(sys.executable).with_name("damas")
     for mode in ("corners from labels.json", "board found automatically"):
         print(f"-- {mode}")
         run(folder, labels, damas, with_corners=mode.startswith("corners"))
+    if "--perturbed" in sys.argv[1:]:
+        perturbed(folder, labels, damas)
     return 0
+
+
+def _read(damas: Path, path: Path, item: dict, corners: np.ndarray | None,
+          ) -> tuple[int, list[str]] | str:
+    """(squares read, the wrong ones) or the error line."""
+    variant = "international" if item["grid"] == 10 else "brazilian"
+    cmd = [str(damas), "detect", str(path), "--variant", variant, "--json"]
+    if corners is not None:
+        cmd += ["--corners", " ".join(f"{x:.1f},{y:.1f}" for x, y in corners)]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        return f"exit {res.returncode}: {res.stderr.strip()}"
+    got = json.loads(res.stdout)["squares"]
+    errors = []
+    for name, cell in got.items():
+        truth = NAMES.get(item["squares"].get(name, ""), "empty")
+        if cell["piece"] != truth:
+            errors.append(f"{name}:{truth}->{cell['piece']}")
+    return len(got), errors
 
 
 def run(folder: Path, labels: dict, damas: Path, with_corners: bool) -> None:
     total = right = 0
     for item in labels["images"]:
-        variant = "international" if item["grid"] == 10 else "brazilian"
-        cmd = [str(damas), "detect", str(folder / item["file"]), "--variant", variant, "--json"]
-        if with_corners:
-            cmd += ["--corners", " ".join(f"{x},{y}" for x, y in item["corners"])]
-        res = subprocess.run(cmd, capture_output=True, text=True)
-        if res.returncode != 0:
-            print(f"{item['file']}: exit {res.returncode}: {res.stderr.strip()}")
+        corners = np.array(item["corners"], float) if with_corners else None
+        out = _read(damas, folder / item["file"], item, corners)
+        if isinstance(out, str):
+            print(f"{item['file']}: {out}")
             continue
-        got = json.loads(res.stdout)["squares"]
-        errors = []
-        for name, cell in got.items():
-            truth = NAMES.get(item["squares"].get(name, ""), "empty")
-            if cell["piece"] != truth:
-                errors.append(f"{name}:{truth}->{cell['piece']}")
-        n = len(got)
+        n, errors = out
         total += n
         right += n - len(errors)
         print(f"{item['file']}: {n - len(errors)}/{n} squares right "
               f"({100 * (n - len(errors)) / n:.1f}%)  errors: {' '.join(errors) or 'none'}")
     if total:
         print(f"all photos: {right}/{total} squares right ({100 * right / total:.1f}%)")
+
+
+def _variants(folder: Path, labels: dict) -> Iterator[tuple[str, dict, np.ndarray, np.ndarray]]:
+    for item in labels["images"]:
+        img = cv2.imread(str(folder / item["file"]))
+        for name, change in CHANGES.items():
+            changed, corners = change(img, np.array(item["corners"], float))
+            yield name, item, changed, corners
+
+
+def perturbed(folder: Path, labels: dict, damas: Path) -> None:
+    print(f"-- perturbed ({len(CHANGES)} changes per photo; given corners | found board)")
+    totals = {True: [0, 0], False: [0, 0]}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, item, img, corners in _variants(folder, labels):
+            path = Path(tmp) / "photo.png"
+            cv2.imwrite(str(path), img)
+            cells = []
+            for with_corners in (True, False):
+                out = _read(damas, path, item, corners if with_corners else None)
+                if isinstance(out, str):
+                    cells.append(out)
+                    continue
+                n, errors = out
+                totals[with_corners][0] += n - len(errors)
+                totals[with_corners][1] += n
+                cells.append(f"{n - len(errors)}/{n} {' '.join(errors[:4])}".rstrip())
+            print(f"{item['file']} {name}: {' | '.join(cells)}", flush=True)
+    for with_corners, (right, total) in totals.items():
+        label = "given corners" if with_corners else "board found"
+        if total:
+            print(f"perturbed, {label}: {right}/{total} squares right "
+                  f"({100 * right / total:.1f}%)")
 
 
 if __name__ == "__main__":
