@@ -94,7 +94,7 @@ def binarisations(image_bgr: np.ndarray, opt: QuadOptions) -> list[np.ndarray]:
     side = max(grey.shape)
     masks = []
     for frac in opt.block_fracs:
-        block = int(side * frac) | 1
+        block = max(3, int(side * frac) | 1)  # (odd, and at least 3: adaptiveThreshold)
         for kind in (cv2.THRESH_BINARY, cv2.THRESH_BINARY_INV):
             c = -opt.offset_grey if kind == cv2.THRESH_BINARY else opt.offset_grey
             masks.append(cv2.adaptiveThreshold(grey, 255, cv2.ADAPTIVE_THRESH_MEAN_C, kind,

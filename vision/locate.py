@@ -394,6 +394,9 @@ def _runner_up(ranked: list[tuple[float, _Lattice, _Placement]], grid: int) -> f
     return None
 
 
+MIN_SQUARE_PX = 4  # a square narrower than this shows no pattern to find
+
+
 def find_board(image_bgr: np.ndarray, grid: int, cfg: VisionConfig) -> FoundBoard:
     """The board's outer grid corners (a1, h1, h8, a8) and a confidence in 0..1.
 
@@ -403,6 +406,9 @@ def find_board(image_bgr: np.ndarray, grid: int, cfg: VisionConfig) -> FoundBoar
     full-size image.
     """
     h, w = image_bgr.shape[:2]
+    if min(h, w) < MIN_SQUARE_PX * grid:
+        raise BoardNotFound(f"no board found: the image ({w}x{h} px) is too small to show "
+                            f"{grid}x{grid} squares of at least {MIN_SQUARE_PX} px")
     sides = [cfg.locate_max_side_px]
     if max(h, w) > cfg.locate_max_side_px:
         sides.append(min(max(h, w), 2 * cfg.locate_max_side_px))

@@ -72,6 +72,8 @@ def parse_corners(text: str) -> np.ndarray:
 
 
 def read_image(path: str) -> np.ndarray:
+    if Path(path).is_dir():
+        raise UnreadableImage(f"cannot read image {path!r}: it is a folder, not an image file")
     if not Path(path).is_file():
         raise UnreadableImage(f"cannot read image {path!r}: no such file")
     image = cv2.imread(path, cv2.IMREAD_COLOR)

@@ -71,6 +71,23 @@ def test_no_board_exits_2(tmp_path, capsys):
     assert "no board" in capsys.readouterr().err
 
 
+def test_an_image_too_small_for_a_board_exits_2(tmp_path, capsys):
+    """A rendered board shrunk to 40x23 px: too small to hold 8x8 squares to find (the
+    search's thresholding once failed on it with a traceback)."""
+    frame, _ = _frame(tmp_path)
+    path = tmp_path / "tiny.png"
+    cv2.imwrite(str(path), cv2.resize(frame.image, (40, 23), interpolation=cv2.INTER_AREA))
+    assert main(["detect", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "too small" in err[0]
+
+
+def test_a_folder_is_no_image(tmp_path, capsys):
+    assert main(["detect", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not an image file" in err[0]
+
+
 def test_10x10_board_without_variant_is_read_as_10x10(tmp_path, capsys):
     frame, path = _frame(tmp_path, seed=3, variant_name="international")
     assert main(["detect", str(path), "--json"]) == 0
