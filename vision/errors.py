@@ -15,6 +15,10 @@ class BoardNotFound(VisionError, ValueError):
     """No draughts board could be located in the image."""
 
 
+class CornersNotABoard(VisionError, ValueError):
+    """Four corners that do not outline a board (repeated, crossed, or in no order round it)."""
+
+
 class BoardOutOfView(VisionError, ValueError):
     """The board is only partly inside the image: refuse rather than guess."""
 

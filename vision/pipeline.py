@@ -18,7 +18,7 @@ from game.board import BaseBoard, Piece
 from game.geometry import geometry
 from game.variants import Variant, find_variant
 from vision.config import VisionConfig
-from vision.errors import BoardOutOfView
+from vision.errors import BoardOutOfView, CornersNotABoard
 from vision.geometry import BoardPose, pose_from_corners
 from vision.observation import BoardObservation
 from vision.pieces import (
@@ -56,6 +56,22 @@ def check_in_view(corners_px: np.ndarray, image_size: tuple[int, int], margin_px
         raise BoardOutOfView(
             f"board partly out of view: corner(s) {names} of 4 lie outside the "
             f"{w}x{h} image")
+
+
+def check_corner_shape(corners_px: np.ndarray, min_side_px: float = 4.0) -> None:
+    """The corners must go round a convex quadrilateral, in either direction, each side at
+    least `min_side_px` long: anything else (a corner given twice, two swapped so the sides
+    cross) places no square anywhere sensible."""
+    c = np.asarray(corners_px, np.float64).reshape(4, 2)
+    edges = np.roll(c, -1, axis=0) - c
+    turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(
+        edges, -1, axis=0)[:, 0]
+    if np.linalg.norm(edges, axis=1).min() < min_side_px or not (
+            np.all(turns > 0) or np.all(turns < 0)):
+        pts = " ".join(f"{x:.0f},{y:.0f}" for x, y in c)
+        raise CornersNotABoard(
+            f"the corners {pts} do not outline a board: give the four outer corners of the "
+            f"playing grid in order round it (a1, h1, h8, a8)")
 
 
 class BoardObserver:
@@ -110,6 +126,7 @@ class BoardObserver:
 
     def _plan(self, corners: np.ndarray, conf: float, size: tuple[int, int]) -> Located:
         check_in_view(corners, size)
+        check_corner_shape(corners)
         pose = pose_from_corners(corners, self.grid, size, self._intrinsics())
         return Located(pose, build_samples(pose, size, self.cfg), conf)
 

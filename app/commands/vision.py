@@ -126,6 +126,9 @@ def observe_any_grid(image: np.ndarray, variant: Variant, guess_grid: bool,
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
+    if args.annotate and not cv2.haveImageWriter(args.annotate):
+        raise ValueError(f"--annotate {args.annotate!r}: not an image file name OpenCV can "
+                         f"write (use .png or .jpg)")
     image = read_image(args.image)
     calibration = load_calibration(args.calibration) if args.calibration else None
     corners = parse_corners(args.corners) if args.corners else None

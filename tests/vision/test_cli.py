@@ -88,6 +88,26 @@ def test_a_folder_is_no_image(tmp_path, capsys):
     assert len(err) == 1 and "not an image file" in err[0]
 
 
+def test_corners_that_outline_no_board_exit_2(tmp_path, capsys):
+    """A corner given four times, and h1 swapped with h8 (the sides cross): one line naming
+    the order, not numpy's complaint from deep in the sampling."""
+    frame, path = _frame(tmp_path)
+    c = np.array(frame.corners_px)
+    for bad in (np.repeat(c[:1], 4, axis=0), c[[0, 2, 1, 3]]):
+        assert main(["detect", str(path), "--corners", _corners(bad)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "a1, h1, h8, a8" in err[0], err
+
+
+def test_an_annotation_file_name_that_is_no_image_exits_2(tmp_path, capsys):
+    frame, path = _frame(tmp_path)
+    out = tmp_path / "board.txt"
+    assert main(["detect", str(path), "--corners", _corners(frame.corners_px),
+                 "--annotate", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and ".png" in err[0] and not out.exists()
+
+
 def test_10x10_board_without_variant_is_read_as_10x10(tmp_path, capsys):
     frame, path = _frame(tmp_path, seed=3, variant_name="international")
     assert main(["detect", str(path), "--json"]) == 0
