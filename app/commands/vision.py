@@ -46,7 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def register_calibrate(calib_sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     c = calib_sub.add_parser("camera", help="camera intrinsics from images of a printed chessboard")
-    c.add_argument("images", nargs="+", metavar="IMAGE")
+    c.add_argument("images", nargs="+", metavar="IMAGE",
+                   help="photos of the chessboard, or a folder of them")
     c.add_argument("--pattern", default="9x6", help="inner corners of the chessboard, e.g. 9x6")
     c.add_argument("--square-mm", type=float, default=25.0)
     c.add_argument("--output", default="calibration.json")
@@ -177,26 +178,60 @@ def cmd_calibrate_board(args: argparse.Namespace) -> int:
     return 0
 
 
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
+
+
+def _image_files(paths: list[str]) -> list[str]:
+    """The image files named, a folder standing for the images in it (sorted by name)."""
+    files: list[str] = []
+    for path in paths:
+        p = Path(path)
+        if p.is_dir():
+            inside = sorted(str(f) for f in p.iterdir()
+                            if f.is_file() and f.suffix.lower() in IMAGE_SUFFIXES)
+            if not inside:
+                raise ValueError(f"{path!r}: a folder with no images "
+                                 f"({', '.join(IMAGE_SUFFIXES)})")
+            files.extend(inside)
+        else:
+            files.append(path)
+    return files
+
+
 def cmd_calibrate_camera(args: argparse.Namespace) -> int:
     try:
         cols, rows = (int(v) for v in args.pattern.lower().split("x"))
     except ValueError:
         raise ValueError(f"--pattern {args.pattern!r}: expected e.g. 9x6") from None
+    if cols < 2 or rows < 2:
+        raise ValueError(f"--pattern {args.pattern!r}: a chessboard has at least 2x2 inner corners")
+    if not args.square_mm > 0:
+        raise ValueError(f"--square-mm {args.square_mm}: the printed squares' side, in mm (> 0)")
     obj = np.zeros((rows * cols, 3), np.float32)
     obj[:, :2] = np.mgrid[0:cols, 0:rows].T.reshape(-1, 2) * args.square_mm
     obj_pts, img_pts = [], []
     size = None
-    for path in args.images:
+    files = _image_files(args.images)
+    for i, path in enumerate(files, 1):
         gray = cv2.cvtColor(read_image(path), cv2.COLOR_BGR2GRAY)
+        if size is not None and gray.shape[::-1] != size:
+            raise ValueError(f"{path!r} is {gray.shape[1]}x{gray.shape[0]} px, the images "
+                             f"before it {size[0]}x{size[1]}: one camera at one resolution")
         size = gray.shape[::-1]
         ok, corners = cv2.findChessboardCornersSB(gray, (cols, rows), flags=cv2.CALIB_CB_ACCURACY)
         if ok:
             obj_pts.append(obj)
             img_pts.append(corners)
+        # (Finding the pattern takes a second or so per photo: say how far it has got.)
+        print(f"[{i}/{len(files)}] {path}: {'chessboard found' if ok else 'no chessboard'}",
+              file=sys.stderr, flush=True)
     if len(obj_pts) < 3 or size is None:
         raise ValueError(f"the {cols}x{rows} chessboard was found in {len(obj_pts)} image(s); "
                          f"need at least 3")
-    rms, k, dist, _, _ = cv2.calibrateCamera(obj_pts, img_pts, size, None, None)
+    # (k3 fixed at 0: a handful of photos cannot pin a sixth-order term, which then bends the
+    # image edges; k1, k2 describe ordinary lenses well.)
+    rms, k, dist, _, _ = cv2.calibrateCamera(obj_pts, img_pts, size, None, None,
+                                             flags=cv2.CALIB_FIX_K3)
     cam = CameraIntrinsics(size[0], size[1], float(k[0, 0]), float(k[1, 1]), float(k[0, 2]),
                            float(k[1, 2]), tuple(float(v) for v in dist.ravel()[:5]), float(rms))
     out = Path(args.output)
