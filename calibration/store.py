@@ -181,6 +181,9 @@ def load_calibration(path: str | os.PathLike[str]) -> Calibration:
 def save_calibration(cal: Calibration, path: str | os.PathLike[str]) -> None:
     """Write atomically (temp file + rename), so a crash never leaves half a file."""
     p = Path(path)
+    if not p.parent.is_dir():
+        raise FileNotFoundError(f"cannot save the calibration to {str(p)!r}: no folder "
+                                f"{str(p.parent)!r}")
     tmp = p.with_name(p.name + ".tmp")
     tmp.write_text(json.dumps(calibration_to_dict(cal), indent=2) + "\n", encoding="utf-8")
     os.replace(tmp, p)

@@ -41,3 +41,10 @@ def test_unknown_top_level_key_and_future_version(tmp_path):
     path.write_text(json.dumps({"version": 99}))
     with pytest.raises(CalibrationError, match="version"):
         load_calibration(path)
+
+
+def test_saving_into_a_missing_folder_names_it(tmp_path):
+    path = tmp_path / "no_such_folder" / "calibration.json"
+    with pytest.raises(FileNotFoundError, match="cannot save the calibration.*no folder"):
+        save_calibration(Calibration(), path)
+    assert not path.parent.exists()
