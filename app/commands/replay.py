@@ -95,6 +95,9 @@ def frames_of(source: str, fps: float | None = None
             while True:
                 ok, image = cap.read()
                 if not ok:
+                    if i == 0:
+                        raise ValueError(f"{source!r}: no frame could be read (not a video "
+                                         f"this OpenCV build decodes, or an empty one)")
                     return
                 yield i, image
                 i += 1

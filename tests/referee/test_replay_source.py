@@ -45,6 +45,16 @@ def test_missing_or_empty_source_is_a_clear_error(tmp_path: Path) -> None:
         frames_of(str(tmp_path))
 
 
+def test_a_file_with_no_frame_is_a_clear_error(tmp_path: Path) -> None:
+    """A text file named like an image opens as an image sequence with nothing in it: the
+    replay reported '0 move(s)' and exit 0 as if it had watched a game."""
+    fake = tmp_path / "game.jpg"
+    fake.write_text("not an image")
+    frames, _ = frames_of(str(fake))
+    with pytest.raises(ValueError, match="no frame could be read"):
+        list(frames)
+
+
 def test_ajeito_frames_from_a_sidecar_file_or_a_list(tmp_path: Path) -> None:
     from app.commands.replay import ajeito_frames
 
