@@ -19,6 +19,10 @@ class CornersNotABoard(VisionError, ValueError):
     """Four corners that do not outline a board (repeated, crossed, or in no order round it)."""
 
 
+class CalibrationMismatch(VisionError, ValueError):
+    """A calibration made at another image shape (16:9 against 4:3): it cannot be scaled."""
+
+
 class BoardOutOfView(VisionError, ValueError):
     """The board is only partly inside the image: refuse rather than guess."""
 

@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraIntrinsics, estimate_focal_px
+from vision.errors import CalibrationMismatch
 
 # Focal lengths outside this range (in image widths) are not believed when estimated.
 _FOCAL_RANGE_WIDTHS = (0.45, 4.0)
@@ -81,6 +82,12 @@ def pose_from_corners(corners_px: np.ndarray, grid: int, image_size: tuple[int, 
         else:
             intrinsics = guess
     elif (intrinsics.width_px, intrinsics.height_px) != (w, h):
+        if abs((w / intrinsics.width_px) / (h / intrinsics.height_px) - 1.0) > 0.01:
+            # (Another shape is another crop of the sensor: no scale maps one onto the other.)
+            raise CalibrationMismatch(
+                f"the camera was calibrated at {intrinsics.width_px}x{intrinsics.height_px} "
+                f"and this image is {w}x{h}, another shape: calibrate the camera at this "
+                f"resolution (damas calibrate camera)")
         intrinsics = intrinsics.scaled_to(w, h)
     obj = grid_object_points(grid)
     ok, rvec, tvec = cv2.solvePnP(obj, corners.reshape(4, 1, 2), intrinsics.matrix,

@@ -18,7 +18,7 @@ from game.board import BaseBoard, Piece
 from game.geometry import geometry
 from game.variants import Variant, find_variant
 from vision.config import VisionConfig
-from vision.errors import BoardOutOfView, CornersNotABoard
+from vision.errors import BoardOutOfView, CalibrationMismatch, CornersNotABoard
 from vision.geometry import BoardPose, pose_from_corners
 from vision.observation import BoardObservation
 from vision.pieces import (
@@ -104,6 +104,11 @@ class BoardObserver:
         if cal is not None and cal.board is not None:
             b = cal.board
             sx, sy = w / b.image_width_px, h / b.image_height_px
+            if abs(sx / sy - 1.0) > 0.01:
+                raise CalibrationMismatch(
+                    f"the calibration's board was located in a {b.image_width_px}x"
+                    f"{b.image_height_px} image and this one is {w}x{h}, another shape: "
+                    f"locate the board again at this resolution (damas calibrate board)")
             return np.array(b.corners_px, np.float64) * (sx, sy), 1.0
         from vision.locate import find_board
 

@@ -142,3 +142,22 @@ def test_calibration_for_another_grid_is_refused(tmp_path, capsys):
     # Without --variant the calibration's grid decides.
     assert main(["detect", str(path), "--calibration", str(cal), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["grid"] == 8
+
+
+def test_a_calibration_of_another_image_shape_is_refused(tmp_path, capsys):
+    """Board and camera calibrated on a 1280x720 frame, then a 640x480 image: scaling 16:9
+    onto 4:3 would place every square wrong, silently.  One line, exit 2."""
+    frame, path = _frame(tmp_path)
+    cal = tmp_path / "cal.json"
+    assert main(["calibrate", "board", str(path), "--corners", _corners(frame.corners_px),
+                 "--output", str(cal)]) == 0
+    capsys.readouterr()
+    other = tmp_path / "four_three.png"
+    cv2.imwrite(str(other), cv2.resize(cv2.imread(str(path)), (640, 480)))
+    assert main(["detect", str(other), "--calibration", str(cal)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "1280x720" in err[0] and "640x480" in err[0]
+    # The same shape at another size is the same view, scaled: read.
+    half = tmp_path / "half.png"
+    cv2.imwrite(str(half), cv2.resize(cv2.imread(str(path)), (640, 360)))
+    assert main(["detect", str(half), "--calibration", str(cal)]) == 0
