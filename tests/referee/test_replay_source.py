@@ -65,3 +65,23 @@ def test_ajeito_frames_from_a_sidecar_file_or_a_list(tmp_path: Path) -> None:
     assert ajeito_frames(None) == frozenset()
     with pytest.raises(ValueError, match="--ajeito"):
         ajeito_frames("frame twelve")
+
+
+def test_a_calibration_of_another_shape_stops_the_replay(tmp_path: Path, capsys) -> None:
+    """Frames at 640x480, the board calibrated on a 1280x720 one: scaled onto another shape,
+    every square was placed wrong without a word; the replay stops with the reason."""
+    from app.cli import main
+    from tests.vision.test_cli import _corners, _frame
+
+    frame, path = _frame(tmp_path)
+    cal = tmp_path / "cal.json"
+    assert main(["calibrate", "board", str(path), "--corners", _corners(frame.corners_px),
+                 "--output", str(cal)]) == 0
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for i in range(3):
+        cv2.imwrite(str(folder / f"f{i}.png"), cv2.resize(frame.image, (640, 480)))
+    capsys.readouterr()
+    assert main(["replay", str(folder), "--calibration", str(cal)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "640x480" in err[0]
