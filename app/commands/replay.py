@@ -25,6 +25,7 @@ from game.observation import Observation
 from game.pdn import write_game
 from game.referee import EventType, Policy, Referee, RefereeConfig, RefereeEvent
 from game.variants import Variant, find_variant
+from vision.sources import IMAGE_SUFFIXES
 from vision.stream import (
     DisplacementMeter,
     GateConfig,
@@ -34,7 +35,6 @@ from vision.stream import (
     top_points,
 )
 
-IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 DEFAULT_FPS = 15.0
 # The classifier's confidence is about the whole label (man or king too); the referee compares
 # colours only, so it trusts every square the stream did not hide.  A lifted piece must be seen

@@ -23,6 +23,7 @@ from vision.annotate import annotate
 from vision.errors import BoardNotFound, UnreadableImage
 from vision.observation import BoardObservation
 from vision.pipeline import BoardObserver
+from vision.sources import IMAGE_SUFFIXES
 
 DEFAULT_VARIANT = "brazilian"
 # Without --variant, a board that is not 8x8 is read as the usual 10x10 game.
@@ -176,9 +177,6 @@ def cmd_calibrate_board(args: argparse.Namespace) -> int:
     save_calibration(cal, out)
     print(f"board saved to {out} (tilt {located.pose.tilt_deg():.0f} deg{note})")
     return 0
-
-
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 
 
 def _image_files(paths: list[str]) -> list[str]:
