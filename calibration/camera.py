@@ -50,6 +50,13 @@ class CameraIntrinsics:
                                 self.cx_px * sx, self.cy_px * sy, self.dist, self.rms_px)
 
 
+def same_shape(size_a: tuple[int, int], size_b: tuple[int, int], tolerance: float = 0.01) -> bool:
+    """Do two image sizes (width, height) have one shape, so that one scales onto the other?
+    (Another shape is another crop of the sensor.)"""
+    (wa, ha), (wb, hb) = size_a, size_b
+    return abs((wa / wb) / (ha / hb) - 1.0) <= tolerance
+
+
 def estimate_focal_px(plane_to_image: np.ndarray, cx_px: float, cy_px: float) -> float | None:
     """Focal length (square pixels) from the homography of one plane, or None if ill-posed.
 

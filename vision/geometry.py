@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from calibration.camera import CameraIntrinsics, estimate_focal_px
+from calibration.camera import CameraIntrinsics, estimate_focal_px, same_shape
 from vision.errors import CalibrationMismatch
 
 # Focal lengths outside this range (in image widths) are not believed when estimated.
@@ -82,8 +82,7 @@ def pose_from_corners(corners_px: np.ndarray, grid: int, image_size: tuple[int, 
         else:
             intrinsics = guess
     elif (intrinsics.width_px, intrinsics.height_px) != (w, h):
-        if abs((w / intrinsics.width_px) / (h / intrinsics.height_px) - 1.0) > 0.01:
-            # (Another shape is another crop of the sensor: no scale maps one onto the other.)
+        if not same_shape((w, h), (intrinsics.width_px, intrinsics.height_px)):
             raise CalibrationMismatch(
                 f"the camera was calibrated at {intrinsics.width_px}x{intrinsics.height_px} "
                 f"and this image is {w}x{h}, another shape: calibrate the camera at this "

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from calibration.camera import CameraIntrinsics
+from calibration.camera import CameraIntrinsics, same_shape
 from calibration.colour import ColourModel
 from calibration.store import Calibration
 from game.board import BaseBoard, Piece
@@ -104,7 +104,7 @@ class BoardObserver:
         if cal is not None and cal.board is not None:
             b = cal.board
             sx, sy = w / b.image_width_px, h / b.image_height_px
-            if abs(sx / sy - 1.0) > 0.01:
+            if not same_shape((w, h), (b.image_width_px, b.image_height_px)):
                 raise CalibrationMismatch(
                     f"the calibration's board was located in a {b.image_width_px}x"
                     f"{b.image_height_px} image and this one is {w}x{h}, another shape: "
