@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -63,6 +64,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # FFmpeg (under OpenCV's video reader) prints its own complaints about a file it cannot
+    # decode ("moov atom not found") above the one line that says what is wrong; a user who
+    # wants them sets the variable.
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(words[0] if words else None)
     args = parser.parse_args(words)

@@ -85,3 +85,20 @@ def test_a_calibration_of_another_shape_stops_the_replay(tmp_path: Path, capsys)
     assert main(["replay", str(folder), "--calibration", str(cal)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "640x480" in err[0]
+
+
+def test_an_undecodable_video_gets_one_line(tmp_path: Path) -> None:
+    """Through the installed command: FFmpeg's own complaints ('moov atom not found') came
+    above the one line that says what is wrong."""
+    import os
+    import subprocess
+    import sys
+
+    fake = tmp_path / "game.mp4"
+    fake.write_text("not a video")
+    env = {k: v for k, v in os.environ.items() if k != "OPENCV_FFMPEG_LOGLEVEL"}
+    res = subprocess.run([sys.executable, "-m", "app.cli", "replay", str(fake)],
+                         capture_output=True, text=True, env=env)
+    assert res.returncode == 2
+    assert res.stderr.strip().splitlines() == [
+        f"damas replay: error: {str(fake)!r}: not a video this OpenCV build can read"]
