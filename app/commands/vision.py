@@ -131,6 +131,9 @@ def cmd_detect(args: argparse.Namespace) -> int:
     if args.annotate and not cv2.haveImageWriter(args.annotate):
         raise ValueError(f"--annotate {args.annotate!r}: not an image file name OpenCV can "
                          f"write (use .png or .jpg)")
+    if args.annotate and Path(args.annotate).resolve() == Path(args.image).resolve():
+        raise ValueError(f"--annotate {args.annotate!r} is the photo itself: drawing on it "
+                         f"would replace it; name another file")
     image = read_image(args.image)
     calibration = load_calibration(args.calibration) if args.calibration else None
     corners = parse_corners(args.corners) if args.corners else None

@@ -161,3 +161,13 @@ def test_a_calibration_of_another_image_shape_is_refused(tmp_path, capsys):
     half = tmp_path / "half.png"
     cv2.imwrite(str(half), cv2.resize(cv2.imread(str(path)), (640, 360)))
     assert main(["detect", str(half), "--calibration", str(cal)]) == 0
+
+
+def test_annotating_over_the_photo_itself_is_refused(tmp_path, capsys):
+    frame, path = _frame(tmp_path)
+    before = path.read_bytes()
+    assert main(["detect", str(path), "--corners", _corners(frame.corners_px),
+                 "--annotate", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "the photo itself" in err[0]
+    assert path.read_bytes() == before  # the photo is untouched
