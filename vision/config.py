@@ -106,6 +106,14 @@ class VisionConfig:
     # A piece set's colour is at least this far (8-bit Lab) and one threshold off the bare
     # square: a just-visible difference, which no player's set comes near.
     min_set_distance_lab: float = 16.0
+    # A set nearer its squares' colour than that is still seen when it shows on several
+    # squares (vision.pieces._camouflaged_pieces): at least this many free squares with this
+    # share of the disc off the bare colour, where 90 % of the others have at most
+    # `camouflage_clean_share`.
+    camouflage_min_squares: int = 3
+    camouflage_share: float = 0.08
+    camouflage_clean_share: float = 0.03
+    camouflage_confidence: float = 0.6  # what such a square's reading is worth
     # Profile lines along the view, at these offsets across it (squares).
     max_offset_sq: float = 0.15  # how far from its square's centre a piece may stand
     # Occlusion: a colour far from board, both piece sets and local light (relative units).

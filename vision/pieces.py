@@ -269,6 +269,26 @@ def _camouflaged_set(base_bgr: np.ndarray, dark_bgr: np.ndarray, free: np.ndarra
     return colour
 
 
+def _camouflaged_pieces(share: np.ndarray, free: np.ndarray, cfg: VisionConfig) -> np.ndarray:
+    """(S,) bool: squares of a set the colour of its squares (black men on a black-and-white
+    board's black squares), among the `free` squares (S; not read as pieces nor covered).
+
+    Such pieces differ from their square only here and there (a lit rim, a shaded wall): too
+    little of the disc for a piece on its own, and their colour is too near the square's.  As
+    a set they still show: several squares where a fair share of the disc differs, on a board
+    whose other free squares are clean (hardly a pixel differs).  On a board with grain,
+    noise or uneven light the free squares' shares spread out and nothing is claimed.
+    """
+    out = np.zeros(len(share), bool)
+    cand = free & (share >= cfg.camouflage_share)
+    bare = free & ~cand
+    if cand.sum() < cfg.camouflage_min_squares or bare.sum() < cfg.camouflage_min_squares:
+        return out
+    if float(np.percentile(share[bare], 90)) > cfg.camouflage_clean_share:
+        return out
+    return cand
+
+
 def _blurred(image: np.ndarray, roi: tuple[int, int, int, int], size_px: int) -> np.ndarray:
     """The image box-blurred over `roi` (x0, y0, x1, y1), the only part the samples read
     (blurring a whole 1280x720 frame costs more than everything else one square needs).
@@ -439,6 +459,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     is_white = np.zeros(n, bool)
     col_conf = np.ones(n)
     idx = np.flatnonzero(occ)
+    camo = np.zeros(n, bool)
     if colours is not None and colours.has_pieces:
         white_lab = np.array(colours.white_piece_lab, np.float32)
         black_lab = np.array(colours.black_piece_lab, np.float32)
@@ -454,6 +475,10 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         # squares whose grid corners show, when enough do.
         corner_cover = covered_squares(flat, s, contrast, cfg, light, (dark_bgr, light_bgr))
         covered = corner_cover.squares
+        # ... except a set the colour of its squares (black men on a black-and-white board's
+        # black squares), which shows as several squares that differ a little on a board whose
+        # bare squares do not differ at all.
+        camo = _camouflaged_pieces(share, ~occ & ~covered, cfg)
         # Nor from glare: a "piece" whose colour is the bare square's under a grey veil, at
         # the square's own brightness (a set lighter than the squares is a veiled dark colour
         # too, but at a lower gain).
@@ -470,16 +495,26 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                 trace["clusters"] = sets
             if sets is not None:
                 white_lab, black_lab, other_labs = sets
+                # (With both sets seen elsewhere, a camouflaged piece is one of them: nearer
+                # one's colour than the bare square's.  A shadow's edge is a shade of the
+                # square.)
+                camo &= np.minimum(_set_distance(piece_lab, white_lab),
+                                   _set_distance(piece_lab, black_lab)) \
+                    < np.linalg.norm(piece_lab - dark_lab, axis=1)
+            elif camo.any():
+                hidden_bgr = median(base_bgr[camo], axis=0)
             else:
                 # One set seen: the other may be one the first look took for bare board.
                 hidden_bgr = _camouflaged_set(base_bgr, dark_bgr, ~occ & ~covered & ~glare)
-                if hidden_bgr is not None:
-                    seen_lab = median(piece_lab[learn], axis=0)
-                    hidden_lab = _to_lab(hidden_bgr[None])[0]
-                    if np.linalg.norm(seen_lab - hidden_lab) >= 0.3 * contrast:
-                        white_lab, black_lab = ((seen_lab, hidden_lab)
-                                                if seen_lab[0] >= hidden_lab[0]
-                                                else (hidden_lab, seen_lab))
+            if sets is None and hidden_bgr is not None:
+                seen_lab = median(piece_lab[learn], axis=0)
+                hidden_lab = _to_lab(hidden_bgr[None])[0]
+                if np.linalg.norm(seen_lab - hidden_lab) >= 0.3 * contrast:
+                    white_lab, black_lab = ((seen_lab, hidden_lab)
+                                            if seen_lab[0] >= hidden_lab[0]
+                                            else (hidden_lab, seen_lab))
+                else:
+                    camo[:] = False
     if white_lab is not None and black_lab is not None and len(idx) >= 2:
         # Second look with the piece colours now known: a base pixel belongs to a piece when it
         # is nearer some shade of a piece set than any shade of the bare square.  This finds a
@@ -497,7 +532,10 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                 # (The light correction may push a black set below zero, where a shade of
                 # it is no longer a colour: keep it a dark grey at least.)
                 centres.append(np.maximum(median(own[members], axis=0), _DARKEST_SET_BGR))
-            elif hidden_bgr is not None:
+            elif hidden_bgr is not None and not (camo.any() and np.linalg.norm(
+                    _to_lab(hidden_bgr[None])[0] - dark_lab) < threshold):
+                # (A camouflaged set within the bare squares' own stray of their colour would
+                # claim every bare square: its pieces are the ones found as a set, no more.)
                 centres.append(np.maximum(hidden_bgr, _DARKEST_SET_BGR))
         d_board = _ray_distance(base_bgr_px, dark_bgr, 0.35, 1.6)
         # A glare veil is light the board reflects: a piece standing in it does not carry it,
@@ -521,6 +559,12 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         piece_lab = np.where(occ[:, None], _to_lab((base_bgr_px * is_piece[..., None]).sum(axis=1)
                                                    / cnt), piece_lab)
         not_board = np.where(occ[:, None], is_piece, not_board)
+        idx = np.flatnonzero(occ)
+    if camo.any():
+        # (The camouflaged set's pixels are as near a shade of the bare square as of the set:
+        # its squares are pieces because the first look found them as a set, and no surer.)
+        occ |= camo
+        conf = np.where(camo, cfg.camouflage_confidence, conf)
         idx = np.flatnonzero(occ)
     if white_lab is not None and black_lab is not None:
         dw = _set_distance(piece_lab, white_lab)
