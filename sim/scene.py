@@ -132,8 +132,10 @@ def sample_scene(rng: random.Random, spec: TableSpec, *, tilt_max_deg: float = 5
                        else rng.uniform(0.0, 0.3))
     while True:
         white, black = PIECE_COLOURS[rng.choice(list(PIECE_COLOURS))]
-        # A set the colour of the playable squares is not something a player would pick; the
-        # pipeline tells pieces from board by colour (see vision.pieces), so skip it.
+        # A set the colour of the playable squares (black men on a black-and-white board's
+        # black squares) is left out of the random scenes: the pipeline tells pieces from the
+        # board by colour first, and sees such a set only as a set on a clean board
+        # (vision.pieces._camouflaged_pieces; tests/vision/test_hard_cases.py renders it).
         if min(_lab_distance(white, board.dark_bgr), _lab_distance(black, board.dark_bgr)) > 35:
             break
     pieces = PieceStyle(_jitter(rng, white, 12), _jitter(rng, black, 12), rng.randint(0, 4),

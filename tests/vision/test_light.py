@@ -7,8 +7,15 @@ a known board colour, known piece sets), not the pipeline's output.
 import numpy as np
 import pytest
 
+from vision.config import VisionConfig
 from vision.light import board_colour, board_colours, local_light, plan_light
-from vision.pieces import _across_shadow_edge, _camouflaged_set, _hue_sets, _piece_sets
+from vision.pieces import (
+    _across_shadow_edge,
+    _camouflaged_pieces,
+    _camouflaged_set,
+    _hue_sets,
+    _piece_sets,
+)
 
 DARK = np.array([40.0, 70.0, 120.0])  # BGR of the bare playable squares
 LIGHT = np.array([150.0, 200.0, 225.0])
@@ -258,3 +265,21 @@ def test_veil_fit_recovers_gain_and_veil_through_clipped_channels() -> None:
     g, v, r = fit_veil(np.broadcast_to(np.array([90.0, 120.0, 170.0]), (4, 3)), true,
                        axes=(-2, -1))
     assert float(g) < 0.4 and float(r) > 10.0
+
+
+def test_a_set_the_colour_of_its_squares_is_found_as_a_set_on_a_clean_board() -> None:
+    cfg = VisionConfig()
+    rng = np.random.default_rng(3)
+    share = np.zeros(32)
+    share[[2, 9, 17, 26]] = [0.11, 0.14, 0.19, 0.11]  # a little of each disc differs
+    free = np.ones(32, bool)
+    free[[0, 5, 30]] = False  # pieces of the other set
+    assert np.flatnonzero(_camouflaged_pieces(share, free, cfg)).tolist() == [2, 9, 17, 26]
+    # Two such squares are a shadow's edge or two, not a set.
+    two = np.zeros(32)
+    two[[9, 17]] = 0.2
+    assert not _camouflaged_pieces(two, free, cfg).any()
+    # On a board whose bare squares differ here and there (grain, noise, uneven light) the
+    # same shares say nothing.
+    noisy = share + rng.uniform(0.0, 0.1, 32) * (share == 0)
+    assert not _camouflaged_pieces(noisy, free, cfg).any()
