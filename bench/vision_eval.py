@@ -1,7 +1,7 @@
 """Evaluate the vision pipeline on rendered scenes whose ground truth the renderer knows.
 
 Usage: python bench/vision_eval.py [--scenes 2000] [--seed 1] [--workers 2] [--locate-every 10]
-                                   [--dump DIR] [--dump-worst 12]
+                                   [--dump DIR] [--dump-worst 12] [--camouflaged]
 Each scene draws a camera (tilt 0-50 deg, distortion), board and piece styles, light, glare,
 hard shadows, off-centre pieces and sometimes a hand.  The pipeline gets the fixed camera's
 calibration (intrinsics and the board's corners, as `damas calibrate` would store them);
@@ -10,6 +10,8 @@ Prints square accuracy, king accuracy (stacked vs single), board-found rate, a c
 and the errors broken down by kind (empty read as a piece, a piece missed, colour swapped,
 man/king, a covered square not reported, a visible square reported covered) and by scene
 condition (glare, hard shadow, hand, tilt, board and piece style), so the dominant causes show.
+`--camouflaged` draws the darker set in the colour of the squares it stands on (black men on a
+black-and-white board's black squares), which the default scenes leave out.
 `--dump DIR` writes the worst scenes as annotated PNGs: the pipeline's reading drawn as by
 `damas detect --annotate`, every wrong square boxed in red with its true label.
 """
@@ -94,11 +96,11 @@ def conditions(scene: Scene) -> dict[str, str]:
                 "bright" if scene.light.exposure > 1.05 else "mid")}
 
 
-def build(seed: int) -> tuple[Frame, Scene, object]:
+def build(seed: int, camouflaged: bool = False) -> tuple[Frame, Scene, object]:
     rng = random.Random(seed)
     variant = find_variant("international" if rng.random() < 0.1 else "brazilian")
     spec = TableSpec(grid=variant.width)
-    scene = sample_scene(rng, spec)
+    scene = sample_scene(rng, spec, camouflaged=camouflaged)
     board = sample_position(rng, variant)
     world = sample_world(rng, board, spec)
     return render(world, scene, variant, seed=seed), scene, variant
@@ -121,10 +123,10 @@ def truth_pairs(frame: Frame, obs: BoardObservation) -> list[tuple[str, str, int
     return pairs
 
 
-def one(args: tuple[int, bool]) -> dict[str, object]:
-    seed, try_locate = args
+def one(args: tuple[int, bool, bool]) -> dict[str, object]:
+    seed, try_locate, camouflaged = args
     cv2.setNumThreads(1)
-    frame, scene, variant = build(seed)
+    frame, scene, variant = build(seed, camouflaged)
     t0 = time.perf_counter()
     obs = read(frame, variant)
     elapsed = time.perf_counter() - t0
@@ -182,6 +184,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--locate-every", type=int, default=10)
+    ap.add_argument("--camouflaged", action="store_true",
+                    help="the darker set the colour of its squares (black men on black squares)")
     ap.add_argument("--dump", type=Path, default=None, help="folder for the worst scenes' PNGs")
     ap.add_argument("--dump-worst", type=int, default=12)
     ap.add_argument("--ignore", default="man/king",
@@ -194,8 +198,8 @@ def main() -> int:
             print(dump(int(seed), a.dump or Path(".")))
         return 0
     t0 = time.perf_counter()
-    jobs = [(a.seed * 1_000_003 + i, a.locate_every > 0 and i % a.locate_every == 0)
-            for i in range(a.scenes)]
+    jobs = [(a.seed * 1_000_003 + i, a.locate_every > 0 and i % a.locate_every == 0,
+             a.camouflaged) for i in range(a.scenes)]
     with ProcessPoolExecutor(a.workers) as ex:
         results = list(ex.map(one, jobs, chunksize=8))
     conf: Counter[tuple[str, str]] = Counter()

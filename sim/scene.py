@@ -118,8 +118,10 @@ def board_extent_mm(spec: TableSpec) -> float:
 
 def sample_scene(rng: random.Random, spec: TableSpec, *, tilt_max_deg: float = 50.0,
                  hand_probability: float = 0.15, glare_probability: float = 0.3,
-                 hard_shadow_probability: float = 0.2) -> Scene:
-    """A scene drawn across the whole range; the camera sees the whole board."""
+                 hard_shadow_probability: float = 0.2, camouflaged: bool = False) -> Scene:
+    """A scene drawn across the whole range; the camera sees the whole board.  `camouflaged`:
+    the darker set takes the colour of the squares it stands on (black men on a black-and-white
+    board's black squares), which the random scenes otherwise leave out."""
     kind = rng.choice(["wood", "printed", "vinyl"])
     if kind == "wood":
         name = rng.choice(["wood", "walnut_maple", "brown_cream"])
@@ -138,6 +140,8 @@ def sample_scene(rng: random.Random, spec: TableSpec, *, tilt_max_deg: float = 5
         # (vision.pieces._camouflaged_pieces; tests/vision/test_hard_cases.py renders it).
         if min(_lab_distance(white, board.dark_bgr), _lab_distance(black, board.dark_bgr)) > 35:
             break
+    if camouflaged:
+        black = board.dark_bgr
     pieces = PieceStyle(_jitter(rng, white, 12), _jitter(rng, black, 12), rng.randint(0, 4),
                         rng.uniform(0.0, 0.8))
     tilt = tilt_max_deg * math.sqrt(rng.random())  # more weight on oblique views

@@ -114,6 +114,7 @@ class VisionConfig:
     camouflage_share: float = 0.08
     camouflage_clean_share: float = 0.03
     camouflage_confidence: float = 0.6  # what such a square's reading is worth
+    camouflage_max_stray: float = 0.15  # the occupancy threshold's largest share of contrast
     # Profile lines along the view, at these offsets across it (squares).
     max_offset_sq: float = 0.15  # how far from its square's centre a piece may stand
     # Occlusion: a colour far from board, both piece sets and local light (relative units).
