@@ -475,16 +475,16 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         # squares whose grid corners show, when enough do.
         corner_cover = covered_squares(flat, s, contrast, cfg, light, (dark_bgr, light_bgr))
         covered = corner_cover.squares
-        # ... except a set the colour of its squares (black men on a black-and-white board's
-        # black squares), which shows as several squares that differ a little on a board whose
-        # bare squares do not differ at all.
         # Nor from glare: a "piece" whose colour is the bare square's under a grey veil, at
         # the square's own brightness (a set lighter than the squares is a veiled dark colour
         # too, but at a lower gain).
         # (A few squares: a set of wood on dark wood is such a colour, and has more members.)
         glare = _glare_coloured(own, n_not_board > 0, dark_bgr)
-        # (Only where bare squares stray little next to the board's contrast: a washed-out or
-        # mottled board has no clean squares to stand out from.)
+        # A set the colour of its squares (black men on a black-and-white board's black
+        # squares) was just dropped as near the bare square: it shows as several squares that
+        # differ a little on a board whose bare squares do not differ at all.  (Only where bare
+        # squares stray little next to the board's contrast: a washed-out or mottled board has
+        # no clean squares to stand out from.)
         if threshold <= cfg.camouflage_max_stray * contrast:
             camo = _camouflaged_pieces(share, ~occ & ~covered, cfg)
         if glare[idx].sum() > max(2, 0.2 * len(idx)):
