@@ -268,8 +268,9 @@ def _oriented(observe: Any, expected: Any) -> Any:
         flip = sum(1 for sq in visible if swapped.piece_at(sq) != target.piece_at(sq))
         chosen = swapped if flip < same else board
         # Kings as the game knows them: a piece only becomes a king by a crowning move, and
-        # the stacked-vs-single reading is not yet reliable (bench/vision_eval.py: ~87%), so
-        # a piece of the colour the game expects takes the game's man/king (as a scorer does).
+        # the stacked-vs-single reading is not reliable enough (bench/vision_eval.py: 96.7% of
+        # pieces, 86% under a camera looking straight down), so a piece of the colour the game
+        # expects takes the game's man/king (as a scorer does).
         kings = chosen.kings
         for sq in visible:
             seen, want = chosen.piece_at(sq), target.piece_at(sq)
