@@ -501,11 +501,12 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                 # (With both sets seen elsewhere, a camouflaged piece is one of them: nearer
                 # one's colour than the bare square's.  A shadow's edge is a shade of the
                 # square.)
-                camo &= np.minimum(_set_distance(piece_lab, white_lab),
-                                   _set_distance(piece_lab, black_lab)) \
-                    < np.linalg.norm(piece_lab - dark_lab, axis=1)
-                if camo.sum() < cfg.camouflage_min_squares:
-                    camo[:] = False
+                if camo.any():
+                    camo &= np.minimum(_set_distance(piece_lab, white_lab),
+                                       _set_distance(piece_lab, black_lab)) \
+                        < np.linalg.norm(piece_lab - dark_lab, axis=1)
+                    if camo.sum() < cfg.camouflage_min_squares:
+                        camo[:] = False
             elif camo.any():
                 hidden_bgr = median(base_bgr[camo], axis=0)
             else:
