@@ -228,7 +228,20 @@ def board_colour(samples_bgr: np.ndarray, chroma_tol: float = 0.035,
     d2 = sq[:, None] + sq[None, :] - 2.0 * (chroma @ chroma.T)
     near = (d2 < chroma_tol ** 2) & (np.abs(log_b[:, None] - log_b[None, :])
                                      < np.log(brightness_ratio))
-    members = near[int(np.argmax(near.sum(axis=1)))]
+    seed = int(np.argmax(near.sum(axis=1)))
+    members = near[seed]
+    # (The sample with the most neighbours may sit between two colours, say the board's and
+    # a hand's of a like hue: then their median is off it, and the members are re-drawn
+    # around that.)
+    off = float(np.linalg.norm(median(chroma[members], axis=0) - chroma[seed]))
+    for _ in range(2 if off > 0.5 * chroma_tol else 0):
+        centre = median(chroma[members], axis=0)
+        c_b = float(median(log_b[members], axis=0))
+        members = (((chroma - centre) ** 2).sum(axis=1) < chroma_tol ** 2) & (
+            np.abs(log_b - c_b) < np.log(brightness_ratio))
+        if not members.any():
+            members = near[int(np.argmax(near.sum(axis=1)))]
+            break
     return median(x[members], axis=0)
 
 

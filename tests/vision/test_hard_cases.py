@@ -293,3 +293,16 @@ def test_a_hand_over_most_dark_squares_does_not_become_the_board():
     wrong = [obs.board.square_name(sq) for sq in seen if obs.label(sq) != "occluded"
              and (obs.label(sq) == "empty") != (frame.placement.piece_at(sq) is None)]
     assert wrong == []
+
+
+def test_an_arm_the_colour_of_the_light_squares_does_not_become_them():
+    """Evaluation scene 30077 (an arm of the pale wood's own hue, casting its shadow over six
+    light squares): the sample with the most like-coloured neighbours lay between the arm, its
+    shadow and the lit squares, so the light squares' colour came out as their shaded one, the
+    lit ones looked foreign, and eight squares the arm does not touch read as occluded.  The
+    members are re-drawn around their own median colour now."""
+    frame, obs = _evaluation_scene(30077)
+    assert frame.occluded
+    touched = frame.occluded | frame.partly_occluded
+    assert [obs.board.square_name(sq) for sq in obs.occluded - touched] == []
+
