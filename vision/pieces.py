@@ -289,6 +289,38 @@ def _camouflaged_pieces(share: np.ndarray, free: np.ndarray, cfg: VisionConfig) 
     return cand
 
 
+def _dark_set(piece_lab: np.ndarray, base_bgr: np.ndarray, dark_lab: np.ndarray,
+              dark_bgr: np.ndarray, cand: np.ndarray, bare: np.ndarray, min_offset: float,
+              min_members: int, tight: float = 0.25, off_shade: float = 2.0,
+              floor: float = 4.0) -> np.ndarray:
+    """(S,) bool: the squares of `cand` (S) that are a piece set near the dark squares' colour.
+
+    Most of such a square's disc differs from the bare square, yet its colour is hardly
+    farther off than a shadow's edge or a glare spot makes a bare square.  Those are one-off
+    and each of its own colour; a set is several squares of one colour, further from the bare
+    square's colour (by at least `min_offset`, Lab) than from one another.  And no shade of
+    the bare square's (as a shadow's edge over several squares is), compared with how far
+    the `bare` squares (S) stray from its shades."""
+    out = np.zeros(len(cand), bool)
+    members = np.flatnonzero(cand)
+    if len(members) < min_members:
+        return out
+    centre = median(piece_lab[members], axis=0)
+    apart = np.linalg.norm(piece_lab[members] - centre, axis=1)
+    offset = float(np.linalg.norm(centre - dark_lab))
+    close = members[apart < tight * offset]
+    if len(close) < min_members or offset < min_offset:
+        return out
+    # (The quietest bare squares: a hand the light model took for a shadow strays more.)
+    stray = float(np.percentile(_ray_distance(base_bgr[bare], dark_bgr, 0.35, 1.6), 10)) \
+        if bare.any() else 0.0
+    if float(np.median(_ray_distance(base_bgr[close], dark_bgr, 0.35, 1.6))) < max(
+            off_shade * stray, floor):
+        return out
+    out[close] = True
+    return out
+
+
 def _blurred(image: np.ndarray, roi: tuple[int, int, int, int], size_px: int) -> np.ndarray:
     """The image box-blurred over `roi` (x0, y0, x1, y1), the only part the samples read
     (blurring a whole 1280x720 frame costs more than everything else one square needs).
@@ -469,12 +501,15 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         # that a shadow's edge or a glare spot made look different.
         margin = max(threshold, cfg.min_set_distance_lab)
         near = np.linalg.norm(piece_lab - dark_lab, axis=1) < margin
-        occ &= ~near
-        idx = np.flatnonzero(occ)
         # A hand over squares brings colours of its own: the sets are learned from the
         # squares whose grid corners show, when enough do.
         corner_cover = covered_squares(flat, s, contrast, cfg, light, (dark_bgr, light_bgr))
         covered = corner_cover.squares
+        dark_set = _dark_set(piece_lab, base_bgr, dark_lab, dark_bgr, occ & near & ~covered,
+                             ~occ & ~covered, 0.5 * margin, cfg.camouflage_min_squares)
+        near &= ~dark_set
+        occ &= ~near
+        idx = np.flatnonzero(occ)
         # Nor from glare: a "piece" whose colour is the bare square's under a grey veil, at
         # the square's own brightness (a set lighter than the squares is a veiled dark colour
         # too, but at a lower gain).
@@ -498,6 +533,16 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                 trace["clusters"] = sets
             if sets is not None:
                 white_lab, black_lab, other_labs = sets
+                if dark_set.any():
+                    # (Its colour is its own members', not a cluster's that took in others.)
+                    own_colour = median(piece_lab[dark_set], axis=0)
+                    if _set_distance(own_colour[None], white_lab)[0] < _set_distance(
+                            own_colour[None], black_lab)[0]:
+                        white_lab = own_colour
+                    else:
+                        black_lab = own_colour
+                    if white_lab[0] < black_lab[0]:
+                        white_lab, black_lab = black_lab, white_lab
                 # (With both sets seen elsewhere, a camouflaged piece is one of them: nearer
                 # one's colour than the bare square's.  A shadow's edge is a shade of the
                 # square.)

@@ -306,3 +306,18 @@ def test_an_arm_the_colour_of_the_light_squares_does_not_become_them():
     touched = frame.occluded | frame.partly_occluded
     assert [obs.board.square_name(sq) for sq in obs.occluded - touched] == []
 
+
+@pytest.mark.parametrize("seed", [30238, 30376])
+def test_a_dark_set_near_the_dark_squares_colour_is_seen_as_a_set(seed):
+    """Evaluation scenes 30238 (dark teal men on dark olive squares, an arm over half the
+    board) and 30376 (black men on dark brown squares, half the board in a shadow): most of
+    each black man's disc differs from the bare square, but its colour is within the margin
+    that drops a shadow's edge or a glare spot, so the whole set was dropped (six black pieces
+    read as empty in each) and the sets were learned from the arm or the shaded white men.
+    Several squares of one colour, off every shade of the bare square, are a set now."""
+    frame, obs = _evaluation_scene(seed)
+    black = [sq for sq in frame.placement.squares if sq not in frame.occluded
+             and (p := frame.placement.piece_at(sq)) is not None and p.color is Color.BLACK]
+    assert len(black) >= 6
+    assert [obs.board.square_name(sq) for sq in black if obs.label(sq) == "empty"] == []
+
