@@ -183,6 +183,24 @@ def _shade_range(piece_bgr: np.ndarray, board_bgr: np.ndarray) -> tuple[float, f
                                / max(float(np.linalg.norm(piece_bgr)), 1.0), 1.6, 3.0))
 
 
+def _board_shade_range(sets_bgr: list[np.ndarray], board_bgr: np.ndarray,
+                       lo: float = 0.35, hi: float = 1.6) -> tuple[float, float]:
+    """How far the bare square's colour may be darkened or lightened and still count as bare
+    board: from `lo` to `hi` times, but short of a set that is itself such a shade (red
+    pieces on dark red squares, lighter; black pieces on dark brown ones, darker), halfway
+    (geometrically) to the set's own brightness."""
+    bb = float(board_bgr @ board_bgr)
+    for c in sets_bgr:
+        if float(_ray_distance(c, board_bgr, 0.45, 1.6)) < \
+                0.35 * float(np.linalg.norm(board_bgr - c)):
+            gain = float(c @ board_bgr) / max(bb, 1e-6)
+            if gain > 1.0:
+                hi = min(hi, max(1.0, float(np.sqrt(gain))))
+            else:
+                lo = max(lo, min(1.0, float(np.sqrt(max(gain, 0.0)))))
+    return lo, hi
+
+
 def _chromaticity(bgr: np.ndarray, floor: float = 10.0) -> np.ndarray:
     """Each channel's share of the brightness: what a shadow or a dimmer light leaves alone."""
     x = bgr + floor
@@ -588,7 +606,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                 # (A camouflaged set within the bare squares' own stray of their colour would
                 # claim every bare square: its pieces are the ones found as a set, no more.)
                 centres.append(np.maximum(hidden_bgr, _DARKEST_SET_BGR))
-        d_board = _ray_distance(base_bgr_px, dark_bgr, 0.35, 1.6)
+        d_board = _ray_distance(base_bgr_px, dark_bgr, *_board_shade_range(centres, dark_bgr))
         # A glare veil is light the board reflects: a piece standing in it does not carry it,
         # so a piece's pixel is also judged by the light's gain alone.
         gain_only = raw_base / light.base_gain[..., None]
