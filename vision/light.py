@@ -240,7 +240,7 @@ def board_colour(samples_bgr: np.ndarray, chroma_tol: float = 0.035,
         members = (((chroma - centre) ** 2).sum(axis=1) < chroma_tol ** 2) & (
             np.abs(log_b - c_b) < np.log(brightness_ratio))
         if not members.any():
-            members = near[int(np.argmax(near.sum(axis=1)))]
+            members = near[seed]
             break
     return median(x[members], axis=0)
 
