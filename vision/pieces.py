@@ -318,7 +318,7 @@ def _dark_set(piece_lab: np.ndarray, base_bgr: np.ndarray, dark_lab: np.ndarray,
     and each of its own colour; a set is several squares of one colour, further from the bare
     square's colour (by at least `min_offset`, Lab) than from one another.  And no shade of
     the bare square's (as a shadow's edge over several squares is), compared with how far
-    the `bare` squares (S) stray from its shades."""
+    the `bare` squares (S) stray from its shades, and darker than it."""
     out = np.zeros(len(cand), bool)
     members = np.flatnonzero(cand)
     if len(members) < min_members:
@@ -332,8 +332,14 @@ def _dark_set(piece_lab: np.ndarray, base_bgr: np.ndarray, dark_lab: np.ndarray,
     # (The quietest bare squares: a hand the light model took for a shadow strays more.)
     stray = float(np.percentile(_ray_distance(base_bgr[bare], dark_bgr, 0.35, 1.6), 10)) \
         if bare.any() else 0.0
-    if float(np.median(_ray_distance(base_bgr[close], dark_bgr, 0.35, 1.6))) < max(
-            off_shade * stray, floor):
+    off = _ray_distance(base_bgr[close], dark_bgr, 0.35, 1.6)
+    if float(np.median(off)) < max(off_shade * stray, floor):
+        return out
+    # (And darker than the bare square, as black men on dark wood are: a few squares
+    # lighter than it, just off its shades, are where a shadow's edge crosses them, a blend
+    # of two lights that differ a little in colour, which the light model follows only
+    # smoothly.)
+    if float(median(base_bgr[close], axis=0).sum()) >= float(dark_bgr.sum()):
         return out
     out[close] = True
     return out
@@ -525,6 +531,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         covered = corner_cover.squares
         dark_set = _dark_set(piece_lab, base_bgr, dark_lab, dark_bgr, occ & near & ~covered,
                              ~occ & ~covered, 0.5 * margin, cfg.camouflage_min_squares)
+        if trace is not None:
+            trace["near"] = near & occ
         near &= ~dark_set
         occ &= ~near
         idx = np.flatnonzero(occ)
@@ -574,7 +582,11 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                 hidden_bgr = median(base_bgr[camo], axis=0)
             else:
                 # One set seen: the other may be one the first look took for bare board.
-                hidden_bgr = _camouflaged_set(base_bgr, dark_bgr, ~occ & ~covered & ~glare)
+                # (Squares where no pixel stands out of the bare squares' stray are bare,
+                # whatever their mean colour: the rest of a glare spot the light model took
+                # in, say.)
+                hidden_bgr = _camouflaged_set(base_bgr, dark_bgr, ~occ & ~covered & ~glare
+                                              & (share >= cfg.camouflage_share))
             if sets is None and hidden_bgr is not None:
                 seen_lab = median(piece_lab[learn], axis=0)
                 hidden_lab = _to_lab(hidden_bgr[None])[0]
@@ -695,9 +707,9 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
 
     if trace is not None:
         trace.update(light=light, dark_bgr=dark_bgr, light_bgr=light_bgr, share=share,
-                     occ=occ, threshold=threshold, spread=spread, white_lab=white_lab,
-                     black_lab=black_lab, piece_lab=piece_lab, occluded=occluded,
-                     own_ok=own_ok, own_share=own_board.mean(axis=1))
+                     base_bgr=base_bgr, occ=occ, threshold=threshold, spread=spread,
+                     white_lab=white_lab, black_lab=black_lab, piece_lab=piece_lab,
+                     occluded=occluded, own_ok=own_ok, own_share=own_board.mean(axis=1))
     for i in range(n):
         if occluded[i]:
             labels[i] = OCCLUDED

@@ -307,18 +307,19 @@ def test_an_arm_the_colour_of_the_light_squares_does_not_become_them():
     assert [obs.board.square_name(sq) for sq in obs.occluded - touched] == []
 
 
-@pytest.mark.parametrize("seed", [30238, 30376])
+@pytest.mark.parametrize("seed", [30238, 30376, 495])
 def test_a_dark_set_near_the_dark_squares_colour_is_seen_as_a_set(seed):
     """Evaluation scenes 30238 (dark teal men on dark olive squares, an arm over half the
-    board) and 30376 (black men on dark brown squares, half the board in a shadow): most of
-    each black man's disc differs from the bare square, but its colour is within the margin
-    that drops a shadow's edge or a glare spot, so the whole set was dropped (six black pieces
-    read as empty in each) and the sets were learned from the arm or the shaded white men.
-    Several squares of one colour, off every shade of the bare square, are a set now."""
+    board), 30376 (black men on dark brown squares, half the board in a shadow) and 495
+    (black men on near-black wood, a hand): most of each black man's disc differs from the
+    bare square, but its colour is within the margin that drops a shadow's edge or a glare
+    spot, so the whole set was dropped (six, six and five black pieces read as empty) and the
+    sets were learned from the arm or the shaded white men.  Several squares of one colour,
+    darker than the bare square and off its shades, are a set now."""
     frame, obs = _evaluation_scene(seed)
     black = [sq for sq in frame.placement.squares if sq not in frame.occluded
              and (p := frame.placement.piece_at(sq)) is not None and p.color is Color.BLACK]
-    assert len(black) >= 6
+    assert len(black) >= 5
     assert [obs.board.square_name(sq) for sq in black if obs.label(sq) == "empty"] == []
 
 
@@ -333,3 +334,17 @@ def test_a_set_a_lighter_shade_of_its_squares_is_seen():
            if (p := frame.placement.piece_at(sq)) is not None and p.color is Color.WHITE]
     assert len(red) >= 8
     assert len([sq for sq in red if obs.label(sq) == "empty"]) <= 2
+
+
+@pytest.mark.parametrize("seed", [842, 40772])
+def test_bare_squares_in_uneven_light_are_not_a_hidden_set(seed):
+    """Evaluation scenes 842 (orange and blue men, shadow bands across the board) and 40772
+    (a glare spot on a printed board): a few bare squares where a shadow's edge crosses (a
+    blend of two lights a little apart in colour), or what the light model left of a glare
+    spot, share a colour off the bare square's shades.  Taken for a set near the dark
+    squares' colour (842: a lighter one) or for a set the first look missed (40772: no pixel
+    of theirs stands out of the bare squares' stray), they were read as men."""
+    frame, obs = _evaluation_scene(seed)
+    assert [obs.board.square_name(sq) for sq in frame.placement.squares
+            if sq not in frame.occluded and frame.placement.piece_at(sq) is None
+            and obs.label(sq) not in ("empty", "occluded")] == []
