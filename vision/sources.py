@@ -19,9 +19,63 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from vision.errors import CameraUnavailable
+from vision.errors import CameraUnavailable, UnreadableImage
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
+
+
+def _cut_short(data: bytes) -> str | None:
+    """Why an image file's bytes end before the image does (a copy interrupted, a camera still
+    writing), or None.  The decoders fill the missing part with grey and say so only on
+    stderr: a board read there would be guessed, not seen."""
+    if data[:2] == b"\xff\xd8":  # JPEG: the scan must be followed by the end marker
+        i = 2
+        while i + 4 <= len(data) and data[i] == 0xFF:
+            marker = data[i + 1]
+            if marker == 0xDA:  # start of scan: entropy-coded data never holds FF D9
+                return None if data.find(b"\xff\xd9", i) >= 0 else "a JPEG without its end"
+            if marker == 0xFF:  # fill byte
+                i += 1
+                continue
+            i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
+        return "a JPEG cut short before its image data"
+    if data[:8] == b"\x89PNG\r\n\x1a\n":  # PNG: chunks up to IEND
+        i = 8
+        while i + 8 <= len(data):
+            size = int.from_bytes(data[i:i + 4], "big")
+            if data[i + 4:i + 8] == b"IEND" and i + 12 + size <= len(data):
+                return None
+            i += 12 + size
+        return "a PNG without its end"
+    return None
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    """The BGR image in an image file (grey and 16-bit files converted, EXIF rotation applied).
+
+    Raises UnreadableImage, with the reason in words, for a missing file, a folder, an empty
+    or truncated file, or bytes no decoder reads."""
+    import cv2
+
+    p = Path(path)
+    if p.is_dir():
+        raise UnreadableImage(f"cannot read image {str(path)!r}: it is a folder, not an image file")
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise UnreadableImage(f"cannot read image {str(path)!r}: no such file") from None
+    except OSError as e:
+        raise UnreadableImage(f"cannot read image {str(path)!r}: {e.strerror or e}") from None
+    if not data:
+        raise UnreadableImage(f"cannot read image {str(path)!r}: the file is empty")
+    short = _cut_short(data)
+    if short:
+        raise UnreadableImage(f"cannot read image {str(path)!r}: the file is cut short ({short}); "
+                              f"copy it again")
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise UnreadableImage(f"cannot read image {str(path)!r}: not a decodable image")
+    return image
 
 
 class FrameSource(Protocol):
@@ -93,14 +147,13 @@ class FolderSource:
         self.index = 0
 
     def read(self) -> tuple[np.ndarray, int, float]:
-        import cv2
-
         if self.index >= len(self.files):
             raise CameraUnavailable(f"{self.folder}: no more images after {len(self.files)}")
         path = self.files[self.index]
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise CameraUnavailable(f"{path}: not a readable image")
+        try:
+            image = read_image(path)
+        except UnreadableImage as e:
+            raise CameraUnavailable(str(e)) from None
         n = self.index
         self.index += 1
         return image, n, n / self.fps

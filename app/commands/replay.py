@@ -25,7 +25,8 @@ from game.observation import Observation
 from game.pdn import write_game
 from game.referee import EventType, Policy, Referee, RefereeConfig, RefereeEvent
 from game.variants import Variant, find_variant
-from vision.sources import IMAGE_SUFFIXES
+from vision.errors import UnreadableImage
+from vision.sources import IMAGE_SUFFIXES, read_image
 from vision.stream import (
     DisplacementMeter,
     GateConfig,
@@ -75,11 +76,13 @@ def frames_of(source: str, fps: float | None = None
             raise ValueError(f"{source!r}: no image files (.png, .jpg...) in this folder")
 
         def from_folder() -> Iterator[tuple[int, np.ndarray]]:
+            # A frame that cannot be read (cut short while copying) is a dropped frame, not
+            # the end of the session: the rest of the game is still read.
             for i, f in enumerate(files):
-                image = cv2.imread(str(f), cv2.IMREAD_COLOR)
-                if image is None:
-                    raise ValueError(f"{str(f)!r}: not a decodable image")
-                yield i, image
+                try:
+                    yield i, read_image(f)
+                except UnreadableImage as e:
+                    print(f"note: frame {i} skipped: {e}", file=sys.stderr)
 
         return from_folder(), fps or DEFAULT_FPS
     if not path.is_file():

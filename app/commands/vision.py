@@ -20,10 +20,10 @@ from calibration.store import (
 )
 from game.variants import Variant, find_variant
 from vision.annotate import annotate
-from vision.errors import BoardNotFound, UnreadableImage
+from vision.errors import BoardNotFound
 from vision.observation import BoardObservation
 from vision.pipeline import BoardObserver
-from vision.sources import IMAGE_SUFFIXES
+from vision.sources import IMAGE_SUFFIXES, read_image
 
 DEFAULT_VARIANT = "brazilian"
 # Without --variant, a board that is not 8x8 is read as the usual 10x10 game.
@@ -71,17 +71,6 @@ def parse_corners(text: str) -> np.ndarray:
     if len(pts) != 4 or any(len(p) != 2 for p in pts):
         raise ValueError(f"--corners {text!r}: expected four 'x,y' pairs separated by spaces")
     return np.array(pts, np.float64)
-
-
-def read_image(path: str) -> np.ndarray:
-    if Path(path).is_dir():
-        raise UnreadableImage(f"cannot read image {path!r}: it is a folder, not an image file")
-    if not Path(path).is_file():
-        raise UnreadableImage(f"cannot read image {path!r}: no such file")
-    image = cv2.imread(path, cv2.IMREAD_COLOR)
-    if image is None:
-        raise UnreadableImage(f"cannot read image {path!r}: not a decodable image")
-    return image
 
 
 def _variant_for(name: str | None, calibration: Calibration | None) -> Variant:

@@ -26,6 +26,11 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                 np.random.default_rng(0).integers(0, 255, (480, 640, 3), dtype=np.uint8))
     out["text_png"] = d / "text.png"
     out["text_png"].write_bytes(b"not an image at all")
+    ok, jpeg = cv2.imencode(".jpg", np.full((480, 640, 3), 90, np.uint8))
+    out["cut_jpg"] = d / "cut.jpg"  # a copy interrupted half-way
+    out["cut_jpg"].write_bytes(jpeg.tobytes()[:len(jpeg) // 2])
+    out["empty_jpg"] = d / "empty.jpg"
+    out["empty_jpg"].write_bytes(b"")
     out["old"] = d / "old.toml"
     out["old"].write_text("version = 0\n[game]\nlevel = 3\n")
     out["typo"] = d / "typo.toml"
@@ -51,6 +56,8 @@ CASES = [
     (["detect", "{grey}"], ["no board found"]),
     (["detect", "{noise}"], ["no board found"]),
     (["detect", "{text_png}"], ["cannot read image", "text.png"]),
+    (["detect", "{cut_jpg}"], ["cannot read image", "cut.jpg", "cut short"]),
+    (["detect", "{empty_jpg}"], ["cannot read image", "empty.jpg", "empty"]),
     (["play", "--config", "{old}"], ["old.toml", "version", "old configuration layout"]),
     (["play", "--config", "{typo}"], ["typo.toml", "game.varient", "unknown key"]),
     (["play", "--config", "{variant}"], ["variant.toml", "game.variant", "klingon"]),

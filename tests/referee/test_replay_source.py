@@ -25,6 +25,20 @@ def test_folder_frames_come_in_name_order(tmp_path: Path) -> None:
     assert fps == 15.0
 
 
+def test_a_frame_cut_short_is_skipped_not_the_end(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A frame whose copy was interrupted is a dropped frame, said on stderr; the frames after
+    it are still read (the replay used to stop there and lose the rest of the game)."""
+    for i, image in enumerate(_images(4)):
+        cv2.imwrite(str(tmp_path / f"frame_{i:03d}.png"), image)
+    cut = tmp_path / "frame_001.png"
+    cut.write_bytes(cut.read_bytes()[:40])
+    frames, _ = frames_of(str(tmp_path))
+    assert [(i, int(img[0, 0, 0])) for i, img in frames] == [(0, 0), (2, 40), (3, 60)]
+    err = capsys.readouterr().err
+    assert "frame 1 skipped" in err and "cut short" in err
+
+
 def test_video_frames_and_rate(tmp_path: Path) -> None:
     path = tmp_path / "game.avi"
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 12.0, (64, 48))

@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.errors import CameraUnavailable
-from vision.sources import FolderSource, OpenCvSource, open_source
+from vision.errors import CameraUnavailable, UnreadableImage
+from vision.sources import FolderSource, OpenCvSource, open_source, read_image
 
 
 def _frames(n: int) -> list[np.ndarray]:
@@ -61,3 +61,57 @@ def test_picamera2_missing_off_a_pi() -> None:
             open_source("picamera2")
     else:  # pragma: no cover - on a Pi
         pytest.skip("picamera2 is installed here")
+
+
+def _encoded(ext: str, image: np.ndarray) -> bytes:
+    ok, buf = cv2.imencode(ext, image)
+    assert ok
+    return buf.tobytes()
+
+
+@pytest.mark.parametrize("ext", [".jpg", ".png"])
+def test_read_image_refuses_a_file_cut_short(tmp_path: Path, ext: str) -> None:
+    """The decoders fill a truncated file's missing rows with grey and only warn on stderr;
+    the reader refuses it instead, whole or cut at any point."""
+    noise = np.random.default_rng(1).integers(0, 255, (120, 160, 3), dtype=np.uint8)
+    data = _encoded(ext, noise)
+    whole = tmp_path / f"whole{ext}"
+    whole.write_bytes(data)
+    assert read_image(whole).shape == (120, 160, 3)
+    for cut in (len(data) // 10, len(data) // 2, len(data) - 3):
+        f = tmp_path / f"cut{cut}{ext}"
+        f.write_bytes(data[:cut])
+        with pytest.raises(UnreadableImage, match="cut short"):
+            read_image(f)
+
+
+def test_read_image_accepts_data_after_the_jpeg_end(tmp_path: Path) -> None:
+    """Phones append a video or metadata after a JPEG's end marker (motion photos)."""
+    img = np.full((60, 80, 3), (10, 120, 200), np.uint8)
+    f = tmp_path / "motion.jpg"
+    f.write_bytes(_encoded(".jpg", img) + b"\x00\x00\x00\x18ftypmp42" + bytes(500))
+    assert np.abs(read_image(f).astype(int) - img).max() < 8
+
+
+def test_read_image_gives_three_8_bit_channels(tmp_path: Path) -> None:
+    grey = tmp_path / "grey.png"
+    cv2.imwrite(str(grey), np.full((30, 40), 77, np.uint8))
+    deep = tmp_path / "deep.png"
+    cv2.imwrite(str(deep), np.full((30, 40, 3), 77 * 257, np.uint16))
+    for f in (grey, deep):
+        img = read_image(f)
+        assert img.shape == (30, 40, 3) and img.dtype == np.uint8
+        assert int(img[5, 5, 0]) == 77
+
+
+@pytest.mark.parametrize("content,words", [(None, "no such file"), (b"", "empty"),
+                                           (b"hello", "not a decodable image")])
+def test_read_image_says_why_it_cannot(tmp_path: Path, content: bytes | None,
+                                       words: str) -> None:
+    f = tmp_path / "x.jpg"
+    if content is not None:
+        f.write_bytes(content)
+    with pytest.raises(UnreadableImage, match=words):
+        read_image(f)
+    with pytest.raises(UnreadableImage, match="folder"):
+        read_image(tmp_path)
