@@ -61,8 +61,8 @@ def _sigmoid(x: np.ndarray | float) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.asarray(x, np.float64)))
 
 
-def _piece_sets(x: np.ndarray, min_separation: float, iters: int = 12,
-                ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]] | None:
+def _piece_sets(x: np.ndarray, min_separation: float, board_bgr: np.ndarray | None = None,
+                iters: int = 12) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]] | None:
     """(lighter, darker) colours of the two piece sets among the pieces' colours (rows of x).
 
     Three-means, seeded at the lightest, the darkest and the colour farthest from both: two
@@ -73,6 +73,9 @@ def _piece_sets(x: np.ndarray, min_separation: float, iters: int = 12,
     are this far apart, nor apart in hue (`_hue_sets`): one set on the board.  The third
     item lists the colours of a third group left out of the sets (shown to the occlusion
     test as seen on pieces, not as foreign).
+
+    A lone square whose colour is a shade of the bare square `board_bgr` (a square the light
+    model misjudged) is no set: it is left out first, whatever the distances.
     """
     lo, hi = x[np.argmin(x[:, 0])], x[np.argmax(x[:, 0])]
     third = x[np.argmax(np.minimum(np.linalg.norm(x - lo, axis=1),
@@ -89,6 +92,13 @@ def _piece_sets(x: np.ndarray, min_separation: float, iters: int = 12,
                 centres[k] = x[assign == k].mean(axis=0)
     sizes = np.bincount(assign, minlength=3)
     order = np.argsort(-sizes, kind="stable")
+    lone_shade = np.zeros(3, bool)
+    if board_bgr is not None:
+        bgr = np.array([_to_bgr(c) for c in centres])
+        lone_shade = (sizes == 1) & (_ray_distance(bgr, board_bgr, 0.5, 2.0) < _SHADE_OF_BOARD
+                                     * np.linalg.norm(bgr, axis=1))
+        if lone_shade[order[1]] and not lone_shade[order[2]] and sizes[order[2]] == 1:
+            order[[1, 2]] = order[[2, 1]]
     a, b, c = (centres[k] for k in order)
     others: list[np.ndarray] = []
     if sizes[order[2]] > 0:
@@ -100,7 +110,7 @@ def _piece_sets(x: np.ndarray, min_separation: float, iters: int = 12,
             members = (assign == k_near) | (assign == order[2])
             merged = x[members].mean(axis=0)
             a, b = (merged, b) if da <= db else (a, merged)
-        elif sizes[order[2]] >= sizes[order[1]] * 0.5:
+        elif sizes[order[2]] >= sizes[order[1]] * 0.5 and not lone_shade[order[2]]:
             # Two sizeable groups besides the largest: the sets are the two farthest apart.
             trio = [a, b, c]
             pair = max(((0, 1), (0, 2), (1, 2)),
@@ -160,6 +170,9 @@ def _hue_sets(x: np.ndarray, min_apart: float = 12.0, spreads: float = 3.0, iter
 # lightness counting half (two sets that differ only in lightness still differ).
 _SET_METRIC = np.array([0.5, 1.0, 1.0], np.float32)
 _DARKEST_SET_BGR = 8.0  # a set's colour is kept at least this (a dark grey), see classify
+# A colour this near (share of its own size) some shade of the bare square is that square in
+# other light, not a piece set's colour (see _piece_sets).
+_SHADE_OF_BOARD = 0.15
 
 
 def _set_distance(x: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -554,7 +567,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         learn = idx[keep[idx]] if keep[idx].sum() >= 2 else (
             idx[~covered[idx]] if (~covered[idx]).sum() >= 2 else idx)
         if len(idx) >= 2:
-            sets = _piece_sets(piece_lab[learn], 0.3 * contrast)
+            sets = _piece_sets(piece_lab[learn], 0.3 * contrast, dark_bgr)
             if trace is not None:
                 trace["clusters"] = sets
             if sets is not None:

@@ -187,6 +187,29 @@ def test_a_lone_piece_of_the_other_set_is_a_set():
     assert _piece_sets(np.array(x[:-1]), min_separation=30.0) is None
 
 
+def test_a_lone_square_in_the_bare_squares_colour_is_no_set():
+    """The colours of fhgr-board-v2.jpg's pieces in a darker exposure, with the corners 1.5 px
+    off the labelled ones: five black men, one tan king, and a dark blue square the light
+    model left a little lighter than the rest (a shade of the bare square's blue).  The two
+    lone squares were taken as the two sets (the farthest apart), the black men as a third
+    group: every bare blue square then read as a black man, the black men as white kings."""
+    dark_bgr = np.array([55.0, 13.0, 4.0])  # the bare dark blue square
+    x = np.array([[3.0, 128, 128], [2, 128, 128], [51, 129, 146], [18, 156, 86],
+                  [2, 128, 128], [1, 128, 128], [2, 128, 128]])  # 8-bit Lab
+    sets = _piece_sets(x, min_separation=24.9, board_bgr=dark_bgr)
+    assert sets is not None
+    white_lab, black_lab, others = sets
+    assert np.linalg.norm(white_lab - x[2]) < 1.0
+    assert black_lab[0] < 4.0
+    assert len(others) == 1 and np.linalg.norm(others[0] - x[3]) < 1.0
+    # A lone square of another colour is not set aside: it takes part as before (here the
+    # farthest pair, the black men and it).
+    x[3] = [18.0, 128, 200]  # a yellowish dark: no shade of the blue square
+    white_lab, black_lab, others = _piece_sets(x, min_separation=24.9, board_bgr=dark_bgr)
+    assert np.linalg.norm(white_lab - x[3]) < 1.0 and black_lab[0] < 4.0
+    assert len(others) == 1 and np.linalg.norm(others[0] - x[2]) < 1.0
+
+
 def test_two_sets_alike_in_lightness_are_told_apart_by_hue():
     """Tan wooden men and red men in a dim photo: lightness 45-90 and 25-55 overlap, and their
     centres lie 35 apart, under the 44 the board's contrast asks; but in hue (a*, b*) they lie
