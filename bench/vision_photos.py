@@ -3,8 +3,8 @@
 Corners come from the hand labels (--corners) or are found automatically; prints per-photo
 square accuracy and the errors.  With --perturbed, each photo is also read as other cameras
 and rooms would take it (smaller and larger, turned, darker, warmer, blurred, noisier, more
-compressed, unevenly lit): a photo already read right says little about the next board
-unless it stays right under such changes.
+compressed, unevenly lit, the corners clicked a little off): a photo already read right says
+little about the next board unless it stays right under such changes.
 
 Usage: python bench/vision_photos.py [PHOTO_DIR] [--perturbed]
 """
@@ -68,6 +68,17 @@ def _side_light(img: np.ndarray) -> np.ndarray:
     return img * (1.2 - 0.6 * np.arange(w) / w)[None, :, None]
 
 
+def _clicked(share: float) -> Change:
+    """The corners clicked in a hurry: each `share` of the board's side off, in its own
+    direction (outwards, inwards, along an edge); the image as it is."""
+    def change(img: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        c = np.asarray(corners, np.float64)
+        off = np.array([[-1.0, 0.6], [0.8, -1.0], [-0.6, -0.8], [1.0, 0.7]])
+        side = float(np.linalg.norm(c[0] - c[1]))
+        return img, c + share * side * off / np.linalg.norm(off, axis=1)[:, None]
+    return change
+
+
 CHANGES: dict[str, Change] = {
     "scale 0.25": _scaled(0.25), "scale 0.5": _scaled(0.5), "scale 2": _scaled(2.0),
     "turned 180": _turned_half, "turned 90": _turned_quarter,
@@ -77,6 +88,7 @@ CHANGES: dict[str, Change] = {
     "blur 2 px": lambda img, c: (cv2.GaussianBlur(img, (0, 0), 2.0), c),
     "noise 8": _gain(lambda x: x + np.random.default_rng(0).normal(0, 8, x.shape)),
     "jpeg 40": _jpeg(40), "vignette": _gain(_vignette), "side light": _gain(_side_light),
+    "clicks 0.5% of the board off": _clicked(0.005), "clicks 1% off": _clicked(0.01),
 }
 
 

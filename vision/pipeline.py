@@ -99,7 +99,13 @@ class BoardObserver:
     def _corners_for(self, image: np.ndarray) -> tuple[np.ndarray, float]:
         h, w = image.shape[:2]
         if self.fixed_corners is not None:
-            return self.fixed_corners, 1.0
+            # (Clicked corners are a few pixels off: refined on the grid where it shows.)
+            from vision.locate import refine_corners
+
+            check_in_view(self.fixed_corners, (w, h))
+            check_corner_shape(self.fixed_corners)
+            return refine_corners(image, self.fixed_corners, self.grid,
+                                  self._intrinsics()).corners_px, 1.0
         cal = self.calibration
         if cal is not None and cal.board is not None:
             b = cal.board
