@@ -78,8 +78,14 @@ class LatticeModel:
         return distort(_apply_h(self.hom, uv), self.k, self.lens)
 
     def to_lattice(self, px: np.ndarray) -> np.ndarray:
+        """The lattice points at pixels px; NaN for all when the model is degenerate (fitted
+        to points on one line: a sliver of a candidate square)."""
         und = undistort(np.asarray(px, np.float64).reshape(-1, 2), self.k, self.lens)
-        return _apply_h(np.linalg.inv(self.hom), und)
+        try:
+            inv = np.linalg.inv(self.hom)
+        except np.linalg.LinAlgError:
+            return np.full_like(und, np.nan)
+        return _apply_h(inv, und)
 
     def scaled(self, factor: float) -> LatticeModel:
         """The same lattice in an image resized by `factor` (the lens term is scale-free)."""

@@ -70,3 +70,13 @@ def occupancy_and_colour_errors(frame: Frame, obs: BoardObservation) -> list[str
                 truth is not None and got is not None and truth.color != got.color):
             errors.append(f"{obs.board.square_name(sq)}:{truth}->{obs.label(sq)}")
     return errors
+
+
+def evaluation_frame(seed: int) -> tuple[Frame, object]:
+    """(frame, variant) of scene `seed` of bench/vision_eval.py, drawn the same way."""
+    rng = random.Random(seed)
+    variant = find_variant("international" if rng.random() < 0.1 else "brazilian")
+    spec = TableSpec(grid=variant.width)
+    scene = sample_scene(rng, spec)
+    board = sample_position(rng, variant)
+    return render(sample_world(rng, board, spec), scene, variant, seed=seed), variant

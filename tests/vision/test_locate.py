@@ -22,8 +22,10 @@ from game.variants import find_variant
 from sim.render import Frame, render
 from sim.scene import sample_hand, sample_position, sample_scene, sample_world, with_camera
 from sim.world import TableSpec
+from tests.vision.scenes import evaluation_frame
 from vision.config import VisionConfig
 from vision.errors import BoardNotFound, BoardOutOfView
+from vision.grid_fit import LatticeModel, LensCentre
 from vision.locate import find_board, refine_corners
 from vision.pipeline import BoardObserver
 
@@ -158,6 +160,17 @@ def test_photo_board_found_without_help(item):
     assert err < 0.25
 
 
+def test_a_degenerate_candidate_square_is_no_lattice():
+    """A sliver among the candidate squares (evaluation scene 30043) gave a homography with no
+    inverse: the finder stopped with "Singular matrix" instead of finding the board."""
+    frame, variant = evaluation_frame(30043)
+    found = find_board(frame.image, variant.width, VisionConfig())
+    assert _error_squares(found.corners_px, frame, variant.width) < 0.25
+    flat = LatticeModel(np.array([[1.0, 2.0, 0.0], [2.0, 4.0, 0.0], [0.0, 0.0, 1.0]]), 0.0,
+                        LensCentre(0.0, 0.0, 100.0))
+    assert np.isnan(flat.to_lattice(np.array([[3.0, 4.0]]))).all()
+
+
 # -- corners someone clicked ---------------------------------------------------------------
 def _clicked(frame: Frame, grid: int, share: float) -> np.ndarray:
     """The true corners, each off by `share` of a square in its own direction (a hurried
@@ -194,11 +207,7 @@ def test_corners_the_grid_confirms_stand():
 def test_clicks_stand_where_a_hand_hides_a_corner_of_the_grid():
     """A hand over the a1 side leaves too few inner corners there to say where a1 is: the
     refit moved a1 by 2.4 px (evaluation scene 30358); the clicks are kept."""
-    import sys
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-    from vision_eval import build
-
-    frame, _, variant = build(30358)
+    frame, variant = evaluation_frame(30358)
     got = refine_corners(frame.image, frame.corners_px, variant.width, frame.intrinsics)
     assert np.array_equal(got.corners_px, frame.corners_px)
 
