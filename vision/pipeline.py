@@ -21,6 +21,7 @@ from vision.config import VisionConfig
 from vision.errors import BoardOutOfView, CalibrationMismatch, CornersNotABoard
 from vision.geometry import BoardPose, pose_from_corners
 from vision.observation import BoardObservation
+from vision.parity import played_on_the_other_colour
 from vision.pieces import (
     BLACK_KING,
     BLACK_MAN,
@@ -153,6 +154,13 @@ class BoardObserver:
             # corner are both dark), and the camera need not stand on White's side: White's
             # side is where the lighter pieces stand.
             self._auto = False
+            # Nor need the game be played on the dark squares (see vision.parity): a quarter
+            # turn of the corners makes the other colour's squares the playable ones.
+            if played_on_the_other_colour(image, located.pose.corners_px, self.grid):
+                located = self._plan(located.pose.corners_px[[1, 2, 3, 0]],
+                                     located.confidence, image.shape[1::-1])
+                self._located = located
+                verdicts = classify(image, located.samples, self.cfg, self._colours())
             order = self._white_side_order(verdicts)
             if order is not None:
                 corners = located.pose.corners_px[list(order)]
