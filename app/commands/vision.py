@@ -151,6 +151,9 @@ def cmd_calibrate_board(args: argparse.Namespace) -> int:
     image = read_image(args.image)
     corners = parse_corners(args.corners) if args.corners else None
     observer = BoardObserver(variant, corners_px=corners)
+    # (A first observation turns a board found without help so that a1 is at White's side,
+    # told by the pieces, and onto the squares they stand on; the corners saved are those.)
+    observer.observe(image)
     located = observer.locate(image)
     h, w = image.shape[:2]
     board = BoardCalibration(variant.width, tuple((float(x), float(y))

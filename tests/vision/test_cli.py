@@ -3,6 +3,7 @@ import random
 
 import cv2
 import numpy as np
+import pytest
 
 from app.cli import main
 from game.variants import find_variant
@@ -171,3 +172,27 @@ def test_annotating_over_the_photo_itself_is_refused(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "the photo itself" in err[0]
     assert path.read_bytes() == before  # the photo is untouched
+
+
+@pytest.mark.parametrize("azimuth", (90.0, 180.0))
+def test_calibrate_board_without_corners_saves_a1_at_whites_side(tmp_path, capsys, azimuth):
+    """The start position seen from Black's side (or from beside the board), the board found
+    without help: the corners were saved as the finder named them, a1 at the far side, and
+    no colours were learned (the start position looked upside down)."""
+    from game.board import BaseBoard
+    from sim.scene import with_camera
+
+    rng = random.Random(71)
+    variant = find_variant("brazilian")
+    spec = TableSpec()
+    scene = with_camera(sample_scene(rng, spec, hand_probability=0.0, glare_probability=0.0,
+                                     hard_shadow_probability=0.0),
+                        tilt_deg=30.0, azimuth_deg=azimuth)
+    frame = render(sample_world(rng, BaseBoard.starting(variant), spec), scene, variant, seed=71)
+    path, out = tmp_path / "start.png", tmp_path / "cal.json"
+    cv2.imwrite(str(path), frame.image)
+    assert main(["calibrate", "board", str(path), "--output", str(out)]) == 0
+    assert "piece colours learned" in capsys.readouterr().out
+    saved = np.array(json.loads(out.read_text())["board"]["corners_px"])
+    side = np.linalg.norm(frame.corners_px[0] - frame.corners_px[1]) / 8
+    assert np.linalg.norm(saved - frame.corners_px, axis=1).max() < 0.25 * side
