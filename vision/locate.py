@@ -471,7 +471,7 @@ def _find_at(image_bgr: np.ndarray, grid: int, max_side_px: int) -> FoundBoard:
 
 
 def refine_corners(image_bgr: np.ndarray, corners_px: np.ndarray, grid: int,
-                   camera: CameraIntrinsics | None = None, keep_within_sq: float = 0.03,
+                   camera: CameraIntrinsics | None = None, keep_within_sq: float = 0.04,
                    max_move_sq: float = 0.2, min_share: float = 0.25) -> FoundBoard:
     """Four outer corners someone clicked (a1, h1, h8, a8), refined on the grid itself.
 
@@ -483,7 +483,8 @@ def refine_corners(image_bgr: np.ndarray, corners_px: np.ndarray, grid: int,
     bends the extrapolation to the outer corners by a pixel or two), else the lattice's.
     The clicks stand when the refit agrees with them to within `keep_within_sq` of a square
     (about what the refit itself is sure of: exact corners moved by 0.5 px on rendered
-    scenes, up to 1.1), when too few inner corners confirm (`min_share` of them, and at least
+    scenes, up to 1.1, and by 2.6 % of a square where black men on black squares bend the
+    corners beside them), when too few inner corners confirm (`min_share` of them, and at least
     12), or when the refit would move a corner by more than `max_move_sq` of a square or out
     of the image (that is another grid than the one clicked).  The confidence is the share
     confirmed.

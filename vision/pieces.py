@@ -74,8 +74,9 @@ def _piece_sets(x: np.ndarray, min_separation: float, board_bgr: np.ndarray | No
     item lists the colours of a third group left out of the sets (shown to the occlusion
     test as seen on pieces, not as foreign).
 
-    A lone square whose colour is a shade of the bare square `board_bgr` (a square the light
-    model misjudged) is no set: it is left out first, whatever the distances.
+    A lone square whose colour is a lighter shade of the bare square `board_bgr`, when that
+    has a clear hue (a square the light model left too light), is no set: it is left out
+    first, whatever the distances.
     """
     lo, hi = x[np.argmin(x[:, 0])], x[np.argmax(x[:, 0])]
     third = x[np.argmax(np.minimum(np.linalg.norm(x - lo, axis=1),
@@ -93,10 +94,10 @@ def _piece_sets(x: np.ndarray, min_separation: float, board_bgr: np.ndarray | No
     sizes = np.bincount(assign, minlength=3)
     order = np.argsort(-sizes, kind="stable")
     lone_shade = np.zeros(3, bool)
-    if board_bgr is not None:
+    if board_bgr is not None and float(np.ptp(board_bgr)) >= _COLOURED_SQUARE:
         bgr = np.array([_to_bgr(c) for c in centres])
-        lone_shade = (sizes == 1) & (_ray_distance(bgr, board_bgr, 0.5, 2.0) < _SHADE_OF_BOARD
-                                     * np.linalg.norm(bgr, axis=1))
+        lone_shade = (sizes == 1) & (_ray_distance(bgr, board_bgr, *_LIGHTER_SHADE)
+                                     < _SHADE_OF_BOARD * np.linalg.norm(bgr, axis=1))
         if lone_shade[order[1]] and not lone_shade[order[2]] and sizes[order[2]] == 1:
             order[[1, 2]] = order[[2, 1]]
     a, b, c = (centres[k] for k in order)
@@ -170,9 +171,14 @@ def _hue_sets(x: np.ndarray, min_apart: float = 12.0, spreads: float = 3.0, iter
 # lightness counting half (two sets that differ only in lightness still differ).
 _SET_METRIC = np.array([0.5, 1.0, 1.0], np.float32)
 _DARKEST_SET_BGR = 8.0  # a set's colour is kept at least this (a dark grey), see classify
-# A colour this near (share of its own size) some shade of the bare square is that square in
-# other light, not a piece set's colour (see _piece_sets).
+# A colour this near (share of its own size) a lighter shade of the bare square (these gains)
+# is that square under light the model did not follow, not a piece set's colour (see
+# _piece_sets).  (Not a darker or equal one: a black man on a black square is that.)
 _SHADE_OF_BOARD = 0.15
+_LIGHTER_SHADE = (1.2, 2.0)
+# ... and only on squares of a clear hue (BGR max - min): a glossy black man on a black square
+# is a lighter grey of it.
+_COLOURED_SQUARE = 30.0
 
 
 def _set_distance(x: np.ndarray, c: np.ndarray) -> np.ndarray:
