@@ -15,9 +15,9 @@ import numpy as np
 
 # Where a square is read, in squares from its corner: the middle (a piece's top or base) and
 # the four corner patches (bare beside any piece standing on the square).
-_MIDDLE = np.array([(0.5 + r * np.cos(a), 0.5 + r * np.sin(a))
-                    for r in (0.0, 0.1, 0.2) for a in np.linspace(0, 2 * np.pi, 8, endpoint=False)
-                    ][7:])
+_MIDDLE = np.array([(0.5, 0.5)] + [(0.5 + r * np.cos(a), 0.5 + r * np.sin(a))
+                                    for r in (0.1, 0.2)
+                                    for a in np.linspace(0, 2 * np.pi, 8, endpoint=False)])
 _CORNERS = np.array([(0.12, 0.12), (0.88, 0.12), (0.88, 0.88), (0.12, 0.88)])
 
 
