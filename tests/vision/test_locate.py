@@ -194,14 +194,12 @@ def test_clicked_corners_are_refined_on_the_grid(tilt):
 
 def test_corners_the_grid_confirms_stand():
     """Exact corners stay exactly where they were given (the refit is sure of them only to
-    about half a pixel), and corners of another grid (a square off) are not pulled in."""
+    about half a pixel), and corners half a square off (another grid) are not pulled in."""
     frame = _render(72, tilt=25.0, fill=0.5)
     same = refine_corners(frame.image, frame.corners_px, 8, frame.intrinsics)
     assert np.array_equal(same.corners_px, frame.corners_px)
-    side = np.linalg.norm(frame.corners_px[0] - frame.corners_px[1]) / 8
     wrong = _clicked(frame, 8, 0.5)
     assert np.array_equal(refine_corners(frame.image, wrong, 8).corners_px, wrong)
-    assert side > 10
 
 
 def test_clicks_stand_where_a_hand_hides_a_corner_of_the_grid():
