@@ -84,9 +84,31 @@ class KingConfig:
 
 
 @dataclass(frozen=True)
+class ShadowConfig:
+    """The shadow test (vision.shadows): a stack twice as tall casts a shadow twice as long."""
+
+    angles: int = 36  # directions of the polar grid around each square
+    radii_sq: tuple[float, float] = (0.3, 1.0)  # its extent from the square's centre
+    step_px: float = 2.0  # and its spacing along each direction
+    margin_px: float = 2.5  # kept off every piece's silhouette (blur)
+    ring_sq: float = 0.08  # the band just beyond a piece where the light's direction is read
+    sector_deg: float = 60.0  # points this far off the shadow's direction are read
+    lengths_sq: tuple[float, float, int] = (0.03, 0.6, 16)  # one disc's shadow, tried
+    king_cost: float = 0.1  # as KingConfig.king_cost, for the shadow length
+    contrast: tuple[float, float] = (0.06, 0.15)  # shadow darkening: no evidence .. full
+    min_band_share: float = 0.25  # of a band's points that must be visible
+    # Added to the king stage's preference with this weight while a man and a king differ by
+    # less than the first figure (px) in the image, fading to nothing at the second: there the
+    # silhouette is sure and the shadow would only add noise.
+    weight: float = 0.5
+    fade_px: tuple[float, float] = (4.0, 8.0)
+
+
+@dataclass(frozen=True)
 class VisionConfig:
     pieces: PieceGeometry = PieceGeometry()
     kings: KingConfig = KingConfig()
+    shadows: ShadowConfig = ShadowConfig()
     # Sampling.
     centre_radius_frac: float = 0.8  # of the piece radius: where the base/top is sampled
     centre_height_share: float = 0.5  # of a man's height: the height that disc is read at
@@ -143,4 +165,6 @@ class VisionConfig:
             data["pieces"] = PieceGeometry(**data["pieces"])
         if isinstance(data.get("kings"), dict):
             data["kings"] = KingConfig(**data["kings"])
+        if isinstance(data.get("shadows"), dict):
+            data["shadows"] = ShadowConfig(**data["shadows"])
         return cls(**data)

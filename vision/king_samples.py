@@ -7,7 +7,8 @@ base disc swept away from the camera by `lam[k]` (the top face also looks `rho[k
 larger).  That is why the grid follows each square's own view direction: lines *along* it
 (at offsets `b` across) cross the base's near edge and the top face's far edge, whose distance
 tells one disc from two; lines *across* it (at `t_across`) give the piece's width and its
-off-centre shift sideways.  All of it depends only on the pose: computed once, reused per frame.
+off-centre shift sideways.  A polar grid around each square serves the shadow test
+(vision.shadows).  All of it depends only on the pose: computed once, reused per frame.
 """
 
 from __future__ import annotations
@@ -41,6 +42,16 @@ class KingSamples:
     zc: float  # the camera's height over the board (squares)
     step_sq: float  # sample spacing along both kinds of line (squares)
     square_px: float
+    # For the shadow test (vision.shadows): each square's centre and view direction on the
+    # plane (S, 2), and a polar grid of points around every square's centre: offsets (A, R, 2)
+    # from the centre, their image x, y (S, A, R, 2), kind and mixed kind as above.
+    centres: np.ndarray
+    away: np.ndarray
+    ring_off: np.ndarray
+    ring_xy: np.ndarray
+    ring_kind: np.ndarray
+    ring_mix: np.ndarray
+    diagonal: np.ndarray  # (S, 4) the squares diagonally beside each (-1 off the board)
     # A calibrated lens: the leans are as computed.  Otherwise (focal length guessed or
     # estimated from the board itself) every lean may be off by one factor, and in a nearly
     # vertical view, where one view of a plane hardly fixes the focal length, neither the
@@ -86,12 +97,28 @@ def build_king_samples(pose: BoardPose, square_px: float, cfg: VisionConfig) -> 
                   + u[None, None, :, None] * side[:, None, None, :])
     along_xy = _project(pose, along_pts)
     across_xy = _project(pose, across_pts)
+    sh = cfg.shadows
+    angles = np.linspace(0.0, 2 * np.pi, sh.angles, endpoint=False)
+    radii = np.arange(sh.radii_sq[0], sh.radii_sq[1], sh.step_px / max(square_px, 8.0))
+    ring_off = (radii[None, :, None] * np.stack([np.cos(angles), np.sin(angles)], axis=1)[:, None]
+                ).astype(np.float32)
+    ring_pts = centres[:, None, None, :] + ring_off[None].astype(np.float64)
+    ring_xy = _project(pose, ring_pts)
     known = calibrated or pose.tilt_deg() >= k.uncalibrated_min_tilt_deg
     near_sq = k.edge_mix_px / max(square_px, 8.0)
     return KingSamples(along_xy, _kind(along_pts, n), _kind_across_line(along_pts, n, near_sq),
                        t, b, across_xy, _kind(across_pts, n),
                        _kind_across_line(across_pts, n, near_sq), u, t_across, lam, rho, dist,
-                       zc, float(step), float(square_px), calibrated, known)
+                       zc, float(step), float(square_px), centres, away, ring_off, ring_xy,
+                       _kind(ring_pts, n), _kind_across_line(ring_pts, n, near_sq),
+                       _diagonal(playable, n), calibrated, known)
+
+
+def _diagonal(playable: list[tuple[int, int]], n: int) -> np.ndarray:
+    at = {sq: i for i, sq in enumerate(playable)}
+    return np.array([[at.get((f + df, r + dr), -1) if 0 <= f + df < n and 0 <= r + dr < n
+                      else -1 for df, dr in ((-1, -1), (1, -1), (-1, 1), (1, 1))]
+                     for f, r in playable], np.intp)
 
 
 def _project(pose: BoardPose, pts: np.ndarray) -> np.ndarray:

@@ -20,7 +20,8 @@ heights' beginnings is top face for a man and (darker) wall for a king (`wall_pr
 
 The cue fades with the lean: a piece under a camera looking straight down shows no wall at all,
 and when a man and a king differ by less than `min_step_px` in the image the stage says man
-with confidence 0.5 (it cannot tell).
+with confidence 0.5 (it cannot tell).  Where the lean is small, the pieces' shadows on the board
+speak instead, under a lamp (vision.shadows): a king's is twice as long.
 
 Pixels are compared with the piece's own colour and the board's colour under them, each
 allowed to vary in brightness (shading of the wall, shadows): a colour c is near a base colour
@@ -35,6 +36,7 @@ import numpy as np
 from vision.config import KingConfig, VisionConfig
 from vision.king_samples import KingSamples
 from vision.light import LocalLight
+from vision.shadows import ShadowReading, read_shadows
 from vision.stats import channel_sum, median
 
 
@@ -349,6 +351,7 @@ def unlike_a_piece(p_along: np.ndarray, p_across: np.ndarray, t: np.ndarray, u: 
 def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: LocalLight,
                piece_bgr: np.ndarray, background_bgr: np.ndarray, group: np.ndarray,
                cfg: VisionConfig, trusted: np.ndarray | None = None,
+               occupied: np.ndarray | None = None,
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(is_king, confidence, preference, not a piece) for the occupied squares `idx` (internal
     order); see `unlike_a_piece` for the last.
@@ -356,7 +359,8 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     `piece_bgr` (P x 3): each piece's colour; `background_bgr` (3 x 3): dark square, light
     square, frame; `group` (P,): the piece set of each (sets may differ in size).  Only the
     `trusted` pieces (P,; all when None) measure what a set shares, its radius and its discs'
-    height: a hand over squares, taken for pieces there, is neither.
+    height: a hand over squares, taken for pieces there, is neither.  `occupied` (S,): every
+    square with something on it (the shadow test keeps off them; by default `idx`).
     """
     if trusted is not None and not trusted.any():
         trusted = None
@@ -434,16 +438,56 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     pref = pref + kc.wall_weight * wall * (step_px >= kc.wall_min_step_px)
     if not ks.leans_known:
         step_px = np.zeros_like(step_px)  # nothing decided, and the confidence says so
+    # And by the shadow (vision.shadows), which does not fade as the view turns vertical.  It
+    # counts where the lean is small, and not where the silhouette is sure (there it would only
+    # add noise), nor under a glare veil, lit past what the smooth light model follows (there
+    # the board beyond a piece is no measure of its shadow).
+    sc = cfg.shadows
+    fade = 1.0 - np.clip((step_px - sc.fade_px[0]) / (sc.fade_px[1] - sc.fade_px[0]), 0.0, 1.0)
+    fade = fade * (1.0 - np.clip(off.mean(axis=1) / kc.veil_full, 0.0, 1.0))
+    shadow_pref = shadow_px = np.zeros(n_p)
+    # (Only where the leans are known: the test must leave out each piece's own wall, as dark
+    # as a shadow, and in a steep view through a lens not calibrated it does not know where
+    # that ends.  On real photographs so taken, men read as kings.)
+    if ks.leans_known and (fade > 0).any():
+        along_shift = shift[rows, chosen, (pref > 0).astype(np.intp)]
+        away = ks.away[idx]
+        offset_sq = away * along_shift[:, None] + np.stack([-away[:, 1], away[:, 0]], axis=1) \
+            * side_shift[:, None]
+        shadows = _shadows(image, ks, idx, gain, off, board, offset_sq, grid[rows, chosen],
+                           occupied, cfg)
+        shadow_pref = shadows.preference * fade
+        shadow_px = shadows.evidence_px * (fade > 0)
+    # (A silhouette differing by a pixel or two says little.)
+    pref = pref * np.clip(step_px / kc.weak_step_px, 0.0, 1.0) + sc.weight * shadow_pref
+    # (A shadow's length is less sure a measure than a lean: it counts half for the confidence.)
+    sure = np.clip((np.maximum(step_px, 0.5 * shadow_px) - kc.min_step_px)
+                   / max(kc.full_step_px - kc.min_step_px, 1e-6), 0.0, 1.0)
+    step_px = np.maximum(step_px, shadow_px)
     split = king_split(step_px, kc, off.mean(axis=1))
     king = (pref > split) & (step_px >= kc.min_step_px)
-    sure = np.clip((step_px - kc.min_step_px) / max(kc.full_step_px - kc.min_step_px, 1e-6),
-                   0.0, 1.0)
     conf = 0.5 + 0.5 * sure * np.tanh(np.abs(pref - split) / kc.clear_preference)
     conf = np.where(step_px >= kc.min_step_px, conf, 0.5)
     widest = width >= widths[-1] - 1e-9
     unlike = unlike_a_piece(p_along, p_across, ks.t, ks.u, shift[rows, chosen, 1],
                             grid[rows, chosen], side_shift, lam, rho, widest, kc)
     return king, conf, pref, unlike
+
+
+def _shadows(image: np.ndarray, ks: KingSamples, idx: np.ndarray, gain: np.ndarray,
+             off: np.ndarray, board: np.ndarray, offset_sq: np.ndarray, radius: np.ndarray,
+             occupied: np.ndarray | None, cfg: VisionConfig) -> ShadowReading:
+    """`vision.shadows.read_shadows` for the pieces `idx`, their samples read here."""
+    ring = ks.ring_xy[idx]
+    # (The veil adds the same to every channel.)
+    mean = _sample(image, ring.reshape(-1, 2)) @ np.full(3, 1 / 3, np.float32)
+    lum = (mean.reshape(ring.shape[:3]) - off.mean(axis=1)[:, None, None]) \
+        / gain[:, None, None]
+    board_lum = board.mean(axis=1)[ks.ring_kind[idx]]
+    if occupied is None:
+        occupied = np.zeros(len(ks.centres), bool)
+        occupied[idx] = True
+    return read_shadows(lum, board_lum, ks, idx, offset_sq, radius, occupied, cfg.shadows)
 
 
 def _mean_between(cum: np.ndarray, steps: np.ndarray, start: np.ndarray, end: np.ndarray,

@@ -718,7 +718,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         # (Squares whose grid corners a hand hides may be the hand: they measure no set.)
         trusted = None if covered is None else ~covered[seen]
         k_is, k_conf, _, unlike = read_kings(img, s.kings, seen, light, piece_cols, background,
-                                             is_white[seen].astype(int), cfg, trusted)
+                                             is_white[seen].astype(int), cfg, trusted, occ)
         king[seen] = k_is
         king_conf[seen] = k_conf
         # Bigger than any piece: something over the square, not reported as a piece.

@@ -1,0 +1,119 @@
+"""The shadow test for kings (vision.shadows): its geometry worked by hand, and rendered scenes
+under a camera looking straight down, where a king's lean is a pixel or two.  The renderer's
+ground truth (which squares hold two discs, where its lamp stands) is the independent answer."""
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import vision.kings
+from calibration.store import Calibration
+from sim.render import render
+from sim.scene import sample_world
+from tests.vision.scenes import SPEC, VARIANT, scene_and_board
+from vision.pipeline import BoardObserver
+from vision.shadows import band_scores, fit_length, shadow_reach
+
+R = 0.375  # the renderer's discs: 30 mm across on 40 mm squares
+
+
+def test_shadow_reach_worked_by_hand():
+    # Light from -x: shadows fall towards +x.  A point straight behind the piece at 0.5 needs a
+    # sweep of 0.5 - R; one 0.3 to the side at 0.6 needs 0.6 - sqrt(R^2 - 0.3^2) = 0.6 - 0.225;
+    # one under the piece none; beside it or on the light's side, no sweep reaches it.
+    qx = np.array([[0.5, 0.6, 0.2, 0.0, -0.5]])
+    qy = np.array([[0.0, 0.3, 0.0, 0.5, 0.0]])
+    got = shadow_reach(qx, qy, np.array([R]), np.array([1.0, 0.0]))[0]
+    assert got[:3] == pytest.approx([0.125, 0.375, 0.0])
+    assert np.isinf(got[3:]).all()
+
+
+def _shadowed(discs, length, direction, pts):
+    """+1 where a stack of `discs` with one disc's shadow `length` shades the point, else -1
+    (drawn from the definition: within R of the segment the light sweeps the base along)."""
+    v = discs * length * np.asarray(direction)
+    s = np.clip(pts @ v / (v @ v), 0.0, 1.0)
+    near = np.linalg.norm(pts - s[:, None] * v[None, :], axis=1) < R
+    return np.where(near, 1.0, -1.0)
+
+
+@pytest.mark.parametrize("angle_deg", [0.0, 130.0, 250.0])
+def test_one_length_explains_a_man_and_a_king_and_tells_them_apart(angle_deg):
+    direction = np.array([math.cos(math.radians(angle_deg)), math.sin(math.radians(angle_deg))])
+    g = np.arange(-1.0, 1.0, 0.01)
+    pts = np.stack(np.meshgrid(g, g), axis=-1).reshape(-1, 2)
+    pts = pts[np.linalg.norm(pts, axis=1) > R]  # the board around the piece, not the piece
+    true_length = 0.16
+    x = np.stack([_shadowed(1, true_length, direction, pts),
+                  _shadowed(2, true_length, direction, pts)])  # a man, a king
+    lengths = np.geomspace(0.03, 0.6, 16)
+    radius = np.array([R, R])
+    reach = shadow_reach(np.stack([pts[:, 0]] * 2), np.stack([pts[:, 1]] * 2), radius, direction)
+    scores, band = band_scores(x, np.ones_like(x, bool), reach, lengths)
+    li = fit_length(scores, band, 0.1)
+    assert lengths[li] == pytest.approx(true_length, rel=0.1)
+    pref = (scores[:, li, 1] - scores[:, li, 0]) / (2 * band[:, li])
+    assert pref[0] < -0.8 and pref[1] > 0.8
+
+
+def _overhead_scene(seed, ambient=0.35):
+    """Camera straight down; a lamp 45 deg up (the light sampled by the seed otherwise)."""
+    scene, board, rng = scene_and_board(seed, king_share=0.4, tilt=0.0)
+    scene = replace(scene, light=replace(scene.light, elevation_deg=45.0,
+                                         shadow_softness_px=3.0, ambient=ambient))
+    world = sample_world(rng, board, SPEC, max_offset_mm=2.0)
+    return scene, render(world, scene, VARIANT, seed=seed)
+
+
+def _observe_with_shadows(frame, monkeypatch):
+    readings = []
+    original = vision.kings._shadows
+
+    def keep(*args):
+        readings.append(original(*args))
+        return readings[-1]
+
+    monkeypatch.setattr(vision.kings, "_shadows", keep)
+    observer = BoardObserver(VARIANT, calibration=Calibration(camera=frame.intrinsics),
+                             corners_px=frame.corners_px)
+    return observer.observe(frame.image), readings
+
+
+@pytest.mark.parametrize("seed", [1, 5, 6, 8])
+def test_kings_under_a_camera_looking_straight_down_are_told_by_their_shadows(seed, monkeypatch):
+    """Before the shadow test, each of these scenes had one to three kings read as men (or men
+    as kings): straight down, a king's top face is a pixel or two from a man's."""
+    scene, frame = _overhead_scene(seed)
+    obs, readings = _observe_with_shadows(frame, monkeypatch)
+    truth = frame.placement
+    kings = [sq for sq in truth.squares if (p := truth.piece_at(sq)) is not None and p.is_king]
+    assert len(kings) >= 3
+    wrong = [truth.square_name(sq) for sq in truth.squares
+             if obs.label(sq) != (p.value if (p := truth.piece_at(sq)) else "empty")]
+    assert wrong == []
+    # And the light is where the renderer put it: shadows fall away from its azimuth, one
+    # disc's (7 mm, 40 mm squares) cot(45 deg) = 0.175 squares long (read a little short: the
+    # measured radius includes the blur of the piece's edge).
+    (reading,) = readings
+    away = math.radians(scene.light.azimuth_deg + 180.0)
+    off = math.atan2(math.sin(reading.direction_rad - away), math.cos(reading.direction_rad - away))
+    assert abs(math.degrees(off)) <= 20.0
+    assert 0.6 * 0.175 <= reading.length_sq <= 1.3 * 0.175
+    assert reading.sure == 1.0
+
+
+def test_without_a_lamp_the_shadows_say_nothing(monkeypatch):
+    _, frame = _overhead_scene(1, ambient=1.0)
+    obs, readings = _observe_with_shadows(frame, monkeypatch)
+    (reading,) = readings
+    assert reading.sure == 0.0
+    assert not reading.preference.any()
+
+
+def test_the_shadow_test_is_configured_like_the_other_stages():
+    from vision.config import VisionConfig
+
+    cfg = VisionConfig.from_dict({"shadows": {"weight": 0.0, "angles": 24}})
+    assert (cfg.shadows.weight, cfg.shadows.angles) == (0.0, 24)
