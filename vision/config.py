@@ -97,6 +97,10 @@ class ShadowConfig:
     king_cost: float = 0.1  # as KingConfig.king_cost, for the shadow length
     contrast: tuple[float, float] = (0.06, 0.15)  # shadow darkening: no evidence .. full
     min_band_share: float = 0.25  # of a band's points that must be visible
+    # Pieces under a glare veil brighter than this (0..255) do not measure the light, unless
+    # fewer than `min_voters` pieces are left.
+    max_voter_veil: float = 10.0
+    min_voters: int = 4
     # Added to the king stage's preference with this weight while a man and a king differ by
     # less than the first figure (px) in the image, fading to nothing at the second: there the
     # silhouette is sure and the shadow would only add noise.

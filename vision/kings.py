@@ -455,7 +455,7 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
         offset_sq = away * along_shift[:, None] + np.stack([-away[:, 1], away[:, 0]], axis=1) \
             * side_shift[:, None]
         shadows = _shadows(image, ks, idx, gain, off, board, offset_sq, grid[rows, chosen],
-                           occupied, cfg)
+                           occupied, cfg, off.mean(axis=1) <= sc.max_voter_veil)
         shadow_pref = shadows.preference * fade
         shadow_px = shadows.evidence_px * (fade > 0)
     # (A silhouette differing by a pixel or two says little.)
@@ -476,7 +476,8 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
 
 def _shadows(image: np.ndarray, ks: KingSamples, idx: np.ndarray, gain: np.ndarray,
              off: np.ndarray, board: np.ndarray, offset_sq: np.ndarray, radius: np.ndarray,
-             occupied: np.ndarray | None, cfg: VisionConfig) -> ShadowReading:
+             occupied: np.ndarray | None, cfg: VisionConfig, vote: np.ndarray,
+             ) -> ShadowReading:
     """`vision.shadows.read_shadows` for the pieces `idx`, their samples read here."""
     ring = ks.ring_xy[idx]
     # (The veil adds the same to every channel.)
@@ -487,7 +488,8 @@ def _shadows(image: np.ndarray, ks: KingSamples, idx: np.ndarray, gain: np.ndarr
     if occupied is None:
         occupied = np.zeros(len(ks.centres), bool)
         occupied[idx] = True
-    return read_shadows(lum, board_lum, ks, idx, offset_sq, radius, occupied, cfg.shadows)
+    return read_shadows(lum, board_lum, ks, idx, offset_sq, radius, occupied, cfg.shadows,
+                        vote)
 
 
 def _mean_between(cum: np.ndarray, steps: np.ndarray, start: np.ndarray, end: np.ndarray,

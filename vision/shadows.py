@@ -132,14 +132,16 @@ def fit_length(scores: np.ndarray, band: np.ndarray, king_cost: float) -> int:
 
 def read_shadows(lum: np.ndarray, board_lum: np.ndarray, ks: KingSamples, idx: np.ndarray,
                  offset_sq: np.ndarray, radius: np.ndarray, occupied: np.ndarray,
-                 cfg: ShadowConfig) -> ShadowReading:
+                 cfg: ShadowConfig, vote: np.ndarray | None = None) -> ShadowReading:
     """The light's direction, one disc's shadow length, and per piece (P,) which height its
     shadow says.
 
     lum, board_lum: (P, A, R) brightness at each piece's polar grid (`ks.ring_xy[idx]`) and
     that of the bare board there, both under the piece's local light; offset_sq (P, 2): each
     piece's centre from its square's centre on the plane; radius (P,) its base's radius
-    (squares); occupied (S,) every square with something on it.
+    (squares); occupied (S,) every square with something on it.  Only the pieces that `vote`
+    (P,; all when None) measure the light: under a glare spot, brighter than the light model
+    follows, the board beyond a piece looks lit or shaded by where the spot is, not the lamp.
     """
     n_p = len(idx)
     if n_p == 0:
@@ -172,7 +174,9 @@ def read_shadows(lum: np.ndarray, board_lum: np.ndarray, ks: KingSamples, idx: n
             > clear[:, None, None]
         valid &= far.all(axis=1)
     x = darkening(lum, board_lum)
-    a, dark, lit = light_direction(x, valid, dist, radius, cfg.ring_sq)
+    if vote is None or vote.sum() < cfg.min_voters:
+        vote = np.ones(n_p, bool)
+    a, dark, lit = light_direction(x[vote], valid[vote], dist[vote], radius[vote], cfg.ring_sq)
     contrast = dark - lit
     lo, hi = cfg.contrast
     sure = float(np.clip((contrast - lo) / (hi - lo), 0.0, 1.0))
@@ -193,7 +197,7 @@ def read_shadows(lum: np.ndarray, board_lum: np.ndarray, ks: KingSamples, idx: n
     lengths = np.geomspace(lo_l, hi_l, n_l)
     reach = shadow_reach(qxs, qys, radius, direction)
     scores, band = band_scores(xs, vs, reach, lengths)
-    li = fit_length(scores, band, cfg.king_cost)
+    li = fit_length(scores[vote], band[vote], cfg.king_cost)
     length = float(lengths[li])
     # The band's points a piece shows, against those it would show unhidden.
     whole = ((reach > length) & (reach <= 2 * length)).sum(axis=1)

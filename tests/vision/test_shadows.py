@@ -58,11 +58,11 @@ def test_one_length_explains_a_man_and_a_king_and_tells_them_apart(angle_deg):
     assert pref[0] < -0.8 and pref[1] > 0.8
 
 
-def _overhead_scene(seed, ambient=0.35):
+def _overhead_scene(seed, ambient=0.35, glare=None):
     """Camera straight down; a lamp 45 deg up (the light sampled by the seed otherwise)."""
     scene, board, rng = scene_and_board(seed, king_share=0.4, tilt=0.0)
     scene = replace(scene, light=replace(scene.light, elevation_deg=45.0,
-                                         shadow_softness_px=3.0, ambient=ambient))
+                                         shadow_softness_px=3.0, ambient=ambient, glare=glare))
     world = sample_world(rng, board, SPEC, max_offset_mm=2.0)
     return scene, render(world, scene, VARIANT, seed=seed)
 
@@ -117,3 +117,18 @@ def test_the_shadow_test_is_configured_like_the_other_stages():
 
     cfg = VisionConfig.from_dict({"shadows": {"weight": 0.0, "angles": 24}})
     assert (cfg.shadows.weight, cfg.shadows.angles) == (0.0, 24)
+
+
+def test_a_glare_spot_does_not_pass_for_a_long_shadow(monkeypatch):
+    """A bright spot in the middle of the board (160 mm, 160 mm; 40 mm wide) lights the board
+    beyond each piece by where the spot is: measured with the pieces under it, the shadows
+    came out 0.6 squares long and ten men read as kings."""
+    scene, frame = _overhead_scene(1, glare=(160.0, 160.0, 40.0, 0.9))
+    obs, readings = _observe_with_shadows(frame, monkeypatch)
+    truth = frame.placement
+    men_as_kings = [truth.square_name(sq) for sq in truth.squares
+                    if (p := truth.piece_at(sq)) is not None and not p.is_king
+                    and (got := obs.board.piece_at(sq)) is not None and got.is_king]
+    assert men_as_kings == []
+    (reading,) = readings
+    assert 0.6 * 0.175 <= reading.length_sq <= 1.3 * 0.175
