@@ -443,8 +443,9 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     # add noise), nor under a glare veil, lit past what the smooth light model follows (there
     # the board beyond a piece is no measure of its shadow).
     sc = cfg.shadows
+    veil = off.mean(axis=1)
     fade = 1.0 - np.clip((step_px - sc.fade_px[0]) / (sc.fade_px[1] - sc.fade_px[0]), 0.0, 1.0)
-    fade = fade * (1.0 - np.clip(off.mean(axis=1) / kc.veil_full, 0.0, 1.0))
+    fade = fade * (1.0 - np.clip(veil / kc.veil_full, 0.0, 1.0))
     shadow_pref = shadow_px = np.zeros(n_p)
     # (Only where the leans are known: the test must leave out each piece's own wall, as dark
     # as a shadow, and in a steep view through a lens not calibrated it does not know where
@@ -455,7 +456,7 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
         offset_sq = away * along_shift[:, None] + np.stack([-away[:, 1], away[:, 0]], axis=1) \
             * side_shift[:, None]
         shadows = _shadows(image, ks, idx, gain, off, board, offset_sq, grid[rows, chosen],
-                           occupied, cfg, off.mean(axis=1) <= sc.max_voter_veil)
+                           occupied, cfg, veil <= sc.max_voter_veil)
         shadow_pref = shadows.preference * fade
         shadow_px = shadows.evidence_px * (fade > 0)
     # (A silhouette differing by a pixel or two says little.)
@@ -464,7 +465,7 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     sure = np.clip((np.maximum(step_px, 0.5 * shadow_px) - kc.min_step_px)
                    / max(kc.full_step_px - kc.min_step_px, 1e-6), 0.0, 1.0)
     step_px = np.maximum(step_px, shadow_px)
-    split = king_split(step_px, kc, off.mean(axis=1))
+    split = king_split(step_px, kc, veil)
     king = (pref > split) & (step_px >= kc.min_step_px)
     conf = 0.5 + 0.5 * sure * np.tanh(np.abs(pref - split) / kc.clear_preference)
     conf = np.where(step_px >= kc.min_step_px, conf, 0.5)

@@ -59,11 +59,11 @@ def darkening(lum: np.ndarray, board_lum: np.ndarray) -> np.ndarray:
 
 def light_direction(x: np.ndarray, valid: np.ndarray, dist: np.ndarray, radius: np.ndarray,
                     ring_sq: float) -> tuple[float, float, float]:
-    """(angle index, fractional, shadow darkening, lit darkening) from the darkening x (P, A, R) at
-    points `dist` (P, A, R) from each piece's centre: per direction, the mean over pieces of
-    the band just beyond the base (`ring_sq` wide); the shadow falls where it is darkest.  The
-    lit level is the median direction's (the side facing the light instead, on dev scenes,
-    called more men kings)."""
+    """(direction, as a fractional angle index; shadow darkening; lit darkening) from the
+    darkening x (P, A, R) at points `dist` (P, A, R) from each piece's centre: per direction,
+    the mean over pieces of the band just beyond the base (`ring_sq` wide); the shadow falls
+    where it is darkest.  The lit level is the median direction's (the side facing the light
+    instead, on dev scenes, called more men kings)."""
     near = valid & (dist >= radius[:, None, None]) & (dist < radius[:, None, None] + ring_sq)
     n = near.sum(axis=2)
     per_piece = np.where(n > 0, (x * near).sum(axis=2) / np.maximum(n, 1), np.nan)  # (P, A)
