@@ -52,6 +52,9 @@ class KingSamples:
     ring_kind: np.ndarray
     ring_mix: np.ndarray
     diagonal: np.ndarray  # (S, 4) the squares diagonally beside each (-1 off the board)
+    # (S, 4, A, R) squared distance from each polar grid point to the silhouette's axis of a
+    # king on each diagonal neighbour (its base's centre swept by its lean; inf: no neighbour)
+    ring_neighbour_d2: np.ndarray
     # A calibrated lens: the leans are as computed.  Otherwise (focal length guessed or
     # estimated from the board itself) every lean may be off by one factor, and in a nearly
     # vertical view, where one view of a plane hardly fixes the focal length, neither the
@@ -104,6 +107,7 @@ def build_king_samples(pose: BoardPose, square_px: float, cfg: VisionConfig) -> 
                 ).astype(np.float32)
     ring_pts = centres[:, None, None, :] + ring_off[None].astype(np.float64)
     ring_xy = _project(pose, ring_pts)
+    diagonal = _diagonal(playable, n)
     known = calibrated or pose.tilt_deg() >= k.uncalibrated_min_tilt_deg
     near_sq = k.edge_mix_px / max(square_px, 8.0)
     return KingSamples(along_xy, _kind(along_pts, n), _kind_across_line(along_pts, n, near_sq),
@@ -111,7 +115,8 @@ def build_king_samples(pose: BoardPose, square_px: float, cfg: VisionConfig) -> 
                        _kind_across_line(across_pts, n, near_sq), u, t_across, lam, rho, dist,
                        zc, float(step), float(square_px), centres, away, ring_off, ring_xy,
                        _kind(ring_pts, n), _kind_across_line(ring_pts, n, near_sq),
-                       _diagonal(playable, n), calibrated, known)
+                       diagonal, _neighbour_d2(ring_pts, centres, away, lam, diagonal),
+                       calibrated, known)
 
 
 def _diagonal(playable: list[tuple[int, int]], n: int) -> np.ndarray:
@@ -119,6 +124,18 @@ def _diagonal(playable: list[tuple[int, int]], n: int) -> np.ndarray:
     return np.array([[at.get((f + df, r + dr), -1) if 0 <= f + df < n and 0 <= r + dr < n
                       else -1 for df, dr in ((-1, -1), (1, -1), (-1, 1), (1, 1))]
                      for f, r in playable], np.intp)
+
+
+def _neighbour_d2(ring_pts: np.ndarray, centres: np.ndarray, away: np.ndarray,
+                  lam: np.ndarray, diagonal: np.ndarray) -> np.ndarray:
+    j = np.maximum(diagonal, 0)  # (S, 4)
+    rel = ring_pts[:, None] - centres[j][:, :, None, None, :]  # (S, 4, A, R, 2)
+    v = (lam[j, 1, None] * away[j])[:, :, None, None, :]  # (S, 4, 1, 1, 2)
+    s = np.clip((rel * v).sum(axis=-1) / np.maximum((v * v).sum(axis=-1), 1e-12), 0.0, 1.0)
+    d = rel - s[..., None] * v
+    d2 = (d * d).sum(axis=-1).astype(np.float32)
+    d2[diagonal < 0] = np.inf
+    return d2
 
 
 def _project(pose: BoardPose, pts: np.ndarray) -> np.ndarray:
