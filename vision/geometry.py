@@ -101,3 +101,14 @@ def pose_from_corners(corners_px: np.ndarray, grid: int, image_size: tuple[int, 
 
 def square_centre(file: int, rank: int) -> tuple[float, float]:
     return file + 0.5, rank + 0.5
+
+
+def segment_dist2(qx: np.ndarray, qy: np.ndarray, vx: np.ndarray, vy: np.ndarray,
+                  ) -> np.ndarray:
+    """Squared distance from points (qx, qy) to the segments from 0 to (vx, vy), all
+    broadcasting.  (Coordinates apart: numpy reduces a length-2 axis slowly.)"""
+    vv = np.maximum(vx * vx + vy * vy, 1e-12)
+    s = np.clip((qx * vx + qy * vy) / vv, 0.0, 1.0)
+    dx = qx - s * vx
+    dy = qy - s * vy
+    return dx * dx + dy * dy

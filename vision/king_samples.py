@@ -19,7 +19,7 @@ import numpy as np
 
 from calibration.camera import CameraIntrinsics
 from vision.config import VisionConfig
-from vision.geometry import BoardPose
+from vision.geometry import BoardPose, segment_dist2
 
 
 @dataclass(frozen=True)
@@ -131,9 +131,7 @@ def _neighbour_d2(ring_pts: np.ndarray, centres: np.ndarray, away: np.ndarray,
     j = np.maximum(diagonal, 0)  # (S, 4)
     rel = ring_pts[:, None] - centres[j][:, :, None, None, :]  # (S, 4, A, R, 2)
     v = (lam[j, 1, None] * away[j])[:, :, None, None, :]  # (S, 4, 1, 1, 2)
-    s = np.clip((rel * v).sum(axis=-1) / np.maximum((v * v).sum(axis=-1), 1e-12), 0.0, 1.0)
-    d = rel - s[..., None] * v
-    d2 = (d * d).sum(axis=-1).astype(np.float32)
+    d2 = segment_dist2(rel[..., 0], rel[..., 1], v[..., 0], v[..., 1]).astype(np.float32)
     d2[diagonal < 0] = np.inf
     return d2
 

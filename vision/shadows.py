@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.config import ShadowConfig
+from vision.geometry import segment_dist2
 from vision.king_samples import KingSamples
 
 
@@ -39,17 +40,6 @@ class ShadowReading:
     @staticmethod
     def none(n: int) -> ShadowReading:
         return ShadowReading(0.0, 0.0, 0.0, np.zeros(n), np.zeros(n))
-
-
-def _segment_dist2(qx: np.ndarray, qy: np.ndarray, vx: np.ndarray, vy: np.ndarray,
-                   ) -> np.ndarray:
-    """Squared distance from points (qx, qy) to the segments from 0 to (vx, vy), all
-    broadcasting.  (Coordinates apart: numpy reduces a length-2 axis slowly.)"""
-    vv = np.maximum(vx * vx + vy * vy, 1e-12)
-    s = np.clip((qx * vx + qy * vy) / vv, 0.0, 1.0)
-    dx = qx - s * vx
-    dy = qy - s * vy
-    return dx * dx + dy * dy
 
 
 def darkening(lum: np.ndarray, board_lum: np.ndarray) -> np.ndarray:
@@ -158,7 +148,7 @@ def read_shadows(lum: np.ndarray, board_lum: np.ndarray, ks: KingSamples, idx: n
     # Not on the piece itself (a king's silhouette, the tallest looked for) ...
     lean = ks.lam[idx, 1, None] * ks.away[idx]  # (P, 2)
     reach = radius * ks.rho[idx, 1] + margin
-    valid &= _segment_dist2(qx, qy, lean[:, 0, None, None], lean[:, 1, None, None]) \
+    valid &= segment_dist2(qx, qy, lean[:, 0, None, None], lean[:, 1, None, None]) \
         > (reach ** 2)[:, None, None]
     # ... nor on the pieces diagonally beside it (others are out of the grid's reach).
     nb = ks.diagonal[idx]  # (P, 4)
