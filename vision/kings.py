@@ -218,6 +218,37 @@ def height_scores(p: np.ndarray, step: float, t0: float, b: np.ndarray, radius: 
     return best, np.maximum(most, 1e-6), shift
 
 
+def board_beyond(p: np.ndarray, step: float, t0: float, b: np.ndarray, radius: np.ndarray,
+                 side_shift: np.ndarray, lam: np.ndarray, rho: np.ndarray, max_shift: float,
+                 open_board: np.ndarray, beyond_sq: float = 0.2) -> np.ndarray:
+    """0..1 per piece: how far the silhouette test may be trusted, from how much the board
+    just past a king's far edge (`beyond_sq` long, past the farthest shift tried) looks like
+    board.
+
+    The band between the two heights' far edges tells them apart only against board: a light
+    set before light squares or a frame of its own colour (or a glare spot there) reads as
+    piece all along, and would pass for the taller piece.  A line whose board beyond reads as
+    piece by a likeness s > 0 counts 1 - s.  p (P, J, T) as in `height_scores`, radius (P,),
+    lam and rho (P, 2).  Only samples on `open_board` (P, J, T: light squares and the frame,
+    where no other piece stands) are read; lines with none there (the view along a diagonal,
+    towards the next playable square) keep their full weight."""
+    n_p, n_j, n_t = p.shape
+    m = open_board.reshape(n_p * n_j, n_t).astype(np.float32)
+    cum = _cumulative(p.reshape(n_p * n_j, n_t) * m)
+    cum_m = _cumulative(m)
+    rel = b[None, :] - side_shift[:, None]
+    chord = np.sqrt(np.maximum(radius[:, None] ** 2 - rel ** 2, 0.0))  # (P, J)
+    far_sq = max_shift + lam[:, 1, None] + rho[:, 1, None] * chord
+    far = ((far_sq - t0) / step + 1.5).reshape(-1, 1)
+    end = np.minimum(far + beyond_sq / step, n_t)
+    seen = _at(cum_m, end) - _at(cum_m, far)
+    beyond = np.where(seen >= 2.0, (_at(cum, end) - _at(cum, far)) / np.maximum(seen, 1e-3),
+                      -1.0).reshape(n_p, n_j)
+    weight = np.clip((radius[:, None] ** 2 - rel ** 2) / (0.5 * radius[:, None] ** 2), 0.0, 1.0)
+    clear = np.clip(1.0 - beyond, 0.0, 1.0)
+    return (clear * weight).sum(axis=1) / np.maximum(weight.sum(axis=1), 1e-6)
+
+
 def height_preference(p: np.ndarray, step: float, t0: float, b: np.ndarray, radius: np.ndarray,
                       side_shift: np.ndarray, lam: np.ndarray, rho: np.ndarray,
                       max_shift: float, shifts: int) -> np.ndarray:
@@ -425,10 +456,14 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
                                       cfg.max_offset_sq, kc.shifts)
     pref, chosen = set_preference(best, most, group, scales, kc.radius_prior, kc.radius_free,
                                   kc.radius_prior_weight, trusted)
+    rows = np.arange(n_p)
+    # (Only as far as the board past the far edge reads as board: light squares and the
+    # frame hold no piece, so what looks like one there is the board in the piece's colour.)
+    pref = pref * board_beyond(p_along, ks.step_sq, t0, ks.b, grid[rows, chosen], side_shift,
+                               lam, rho, cfg.max_offset_sq, ks.along_kind[idx] != 0)
     step_px = lam[:, 0] * ks.square_px
     # Backed by the wall: where the silhouette hardly decides (a far edge over a square of the
     # piece's own colour), where the wall ends and the top face begins still does.
-    rows = np.arange(n_p)
     # (A specular spot on the top face would pass for a bright top: it counts as the piece's
     # own brightness.)
     lum_al = np.where(spot[:n_al], np.take(piece.mean(axis=1), per[:n_al]), lum[:n_al])

@@ -15,6 +15,7 @@ from tests.vision.scenes import SPEC, VARIANT, observe, scene_and_board
 from vision.config import KingConfig
 from vision.king_samples import _kind_across_line
 from vision.kings import (
+    board_beyond,
     fit_width,
     height_preference,
     height_scores,
@@ -63,6 +64,32 @@ def test_height_preference_names_the_number_of_discs_whatever_the_shift(discs, s
     pref = height_preference(p, STEP, float(T[0]), LINES, np.array([radius]), np.array([side]),
                              np.array([[lean, 2 * lean]]), np.ones((1, 2)), 0.15, 13)[0]
     assert pref > 0.6 if discs == 2 else pref < -0.6
+
+
+def _man_before_own_colour(radius, lean, side):
+    """A man whose board past its far edge reads as piece (a frame of its own colour)."""
+    p = _profile(radius, 0.0, side, lean)
+    for row, b in zip(p, LINES):
+        c = np.sqrt(max(radius ** 2 - (b - side) ** 2, 0.0))
+        row[T > lean + c] = 1.0
+    return p[None]
+
+
+def test_board_beyond_trusts_a_silhouette_against_board_and_not_one_against_its_own_colour():
+    radius, lean, side = 0.375, 0.12, 0.0
+    lam, rho = np.array([[lean, 2 * lean]]), np.ones((1, 2))
+    args = (STEP, float(T[0]), LINES, np.array([radius]), np.array([side]), lam, rho, 0.15)
+    everywhere = np.ones((1, len(LINES), len(T)), bool)
+    man = _profile(radius, 0.0, side, lean)[None]
+    assert board_beyond(man, *args, everywhere)[0] == pytest.approx(1.0)
+    fooled = _man_before_own_colour(radius, lean, side)
+    # The silhouette alone takes it for a king (the band past a man's top reads as piece) ...
+    pref = height_preference(fooled, *args, 13)[0]
+    assert pref > 0.6
+    # ... but the board beyond reads as piece too: the test says nothing.
+    assert board_beyond(fooled, *args, everywhere)[0] == pytest.approx(0.0)
+    # Beyond lies a playable square (another piece may stand there): not read, trusted.
+    assert board_beyond(fooled, *args, np.zeros_like(everywhere))[0] == pytest.approx(1.0)
 
 
 def _brightness(radius, shift, lean, wall, top, board=40.0):
