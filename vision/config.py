@@ -75,6 +75,12 @@ class KingConfig:
     wall_min_step_px: float = 3.0  # a band narrower than this is a sample or so: not used
     wall_lines_sq: float = 0.12  # only lines this close to the piece's middle
     wall_top_sq: float = 0.15  # the length of top face read beyond a king's wall
+    # Where the lean is large (past the shadows' fade), a call the silhouette hardly makes
+    # (|preference| under `sure_silhouette`) rests on the wall alone, and is wrong about one
+    # time in twenty on rendered scenes against one in four hundred otherwise: its certainty
+    # keeps only `wall_alone_sure` of itself as the silhouette's preference falls to zero.
+    sure_silhouette: float = 0.35
+    wall_alone_sure: float = 0.5
     # Not shaped like a piece (a hand the colour of a set, a glare spot): as wide as the widest
     # width tried, and looking like the piece, on average more than `beyond_likeness`, this far
     # beyond where a king would end on `beyond_sides` of its three sides (far, near, across).

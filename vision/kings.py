@@ -461,6 +461,7 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     # frame hold no piece, so what looks like one there is the board in the piece's colour.)
     pref = pref * board_beyond(p_along, ks.step_sq, t0, ks.b, grid[rows, chosen], side_shift,
                                lam, rho, cfg.max_offset_sq, ks.along_kind[idx] != 0)
+    silhouette = pref
     step_px = lam[:, 0] * ks.square_px
     # Backed by the wall: where the silhouette hardly decides (a far edge over a square of the
     # piece's own colour), where the wall ends and the top face begins still does.
@@ -479,8 +480,9 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     # the board beyond a piece is no measure of its shadow).
     sc = cfg.shadows
     veil = off.mean(axis=1)
-    fade = 1.0 - np.clip((step_px - sc.fade_px[0]) / (sc.fade_px[1] - sc.fade_px[0]), 0.0, 1.0)
-    fade = fade * (1.0 - np.clip(veil / kc.veil_full, 0.0, 1.0))
+    fade_lean = 1.0 - np.clip((step_px - sc.fade_px[0]) / (sc.fade_px[1] - sc.fade_px[0]),
+                              0.0, 1.0)
+    fade = fade_lean * (1.0 - np.clip(veil / kc.veil_full, 0.0, 1.0))
     shadow_pref = shadow_px = np.zeros(n_p)
     # (Only where the leans are known: the test must leave out each piece's own wall, as dark
     # as a shadow, and in a steep view through a lens not calibrated it does not know where
@@ -499,6 +501,11 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     # (A shadow's length is less sure a measure than a lean: it counts half for the confidence.)
     sure = np.clip((np.maximum(step_px, 0.5 * shadow_px) - kc.min_step_px)
                    / max(kc.full_step_px - kc.min_step_px, 1e-6), 0.0, 1.0)
+    # (Where the lean is past the shadows' fade and the silhouette hardly decides, the wall
+    # alone did: less sure.)
+    wall_alone = (1.0 - fade_lean) * (1.0 - np.clip(np.abs(silhouette) / kc.sure_silhouette,
+                                                    0.0, 1.0))
+    sure = sure * (1.0 - (1.0 - kc.wall_alone_sure) * wall_alone)
     step_px = np.maximum(step_px, shadow_px)
     split = king_split(step_px, kc, veil)
     king = (pref > split) & (step_px >= kc.min_step_px)
