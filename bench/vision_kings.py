@@ -1,6 +1,7 @@
 """Stacked king or single man? The king stage measured on rendered scenes, broken down.
 
 Usage: python bench/vision_kings.py [--scenes 200] [--seed 7] [--workers 2] [--dump DIR]
+       [--uncalibrated]
 The scenes are drawn exactly as in bench/vision_eval.py (same seeds give the same scenes); only
 squares whose piece was found with the right colour count, so this isolates the king stage.
 Prints stacked-vs-single accuracy overall, by camera tilt, by piece set, by how many pixels a
@@ -34,12 +35,12 @@ def _style_name(white_bgr: tuple[float, ...]) -> str:
         np.subtract(PIECE_COLOURS[k][0], white_bgr))))
 
 
-def one(args: tuple[int, str | None]) -> list[dict[str, object]]:
-    seed, dump = args
+def one(args: tuple[int, str | None, bool]) -> list[dict[str, object]]:
+    seed, dump, uncalibrated = args
     cv2.setNumThreads(1)
     frame, scene, variant = build(seed)  # the same scenes as bench/vision_eval.py
-    observer = BoardObserver(variant, calibration=Calibration(camera=frame.intrinsics),
-                             corners_px=frame.corners_px)
+    observer = BoardObserver(variant, calibration=None if uncalibrated else Calibration(
+        camera=frame.intrinsics), corners_px=frame.corners_px)
     obs = observer.observe(frame.image)
     s = observer.locate(frame.image).samples
     pose = observer.locate(frame.image).pose
@@ -90,11 +91,14 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--dump", default=None, help="folder for crops of misread pieces")
+    ap.add_argument("--uncalibrated", action="store_true",
+                    help="read without the camera's intrinsics (as a photograph from an unknown "
+                         "camera is read: the focal length estimated from the board itself)")
     a = ap.parse_args()
     if a.dump:
         Path(a.dump).mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    jobs = [(a.seed * 1_000_003 + i, a.dump) for i in range(a.scenes)]
+    jobs = [(a.seed * 1_000_003 + i, a.dump, a.uncalibrated) for i in range(a.scenes)]
     with ProcessPoolExecutor(a.workers) as ex:
         rows = [r for part in ex.map(one, jobs, chunksize=4) for r in part]
     print(f"scenes: {a.scenes}  pieces read in the right colour: {len(rows)}  "
