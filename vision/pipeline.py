@@ -18,8 +18,9 @@ from game.board import BaseBoard, Piece
 from game.geometry import geometry
 from game.variants import Variant, find_variant
 from vision.config import VisionConfig
-from vision.errors import BoardOutOfView, CalibrationMismatch, CornersNotABoard
+from vision.errors import BoardOutOfView, CalibrationMismatch, CornersNotABoard, VisionError
 from vision.geometry import BoardPose, pose_from_corners
+from vision.grid_check import CornerPixels, GridFit, grid_fit
 from vision.observation import BoardObservation
 from vision.parity import played_on_the_other_colour
 from vision.pieces import (
@@ -32,6 +33,16 @@ from vision.pieces import (
     classify,
 )
 from vision.sampling import SquareSamples, build_samples
+
+# A reading with more of its squares hidden than this shows a hand: the grid check then does
+# not take corners it cannot see for a moved board.
+_MAX_HIDDEN_SHARE = 0.2
+# While the board seems moved and is not found again, it is looked for once in this many
+# frames (finding it costs tens of milliseconds).
+_SEARCH_EVERY_FRAMES = 10
+# Corners from a calibration file under which fewer of the inner corners than this show the
+# square pattern are looked for again in the image.
+_MIN_FIT_SHARE = 0.3
 
 _PIECE_OF = {WHITE_MAN: Piece.WHITE_MAN, BLACK_MAN: Piece.BLACK_MAN,
              WHITE_KING: Piece.WHITE_KING, BLACK_KING: Piece.BLACK_KING}
@@ -86,6 +97,13 @@ class BoardObserver:
         self._located: Located | None = None
         self._located_key: tuple[object, ...] | None = None
         self._auto = False
+        # The square pattern as seen when the board was located (vision.grid_check), and
+        # frames since the board last seemed moved and was looked for.
+        self._grid: tuple[GridFit, float] | None = None
+        self._since_search = _SEARCH_EVERY_FRAMES
+        self._from_file = False
+        self._corner_px: tuple[Located, CornerPixels] | None = None
+        self.relocations = 0  # times the board was found again elsewhere
 
     @property
     def grid(self) -> int:
@@ -132,6 +150,9 @@ class BoardObserver:
         corners, conf = self._corners_for(image)
         located = self._plan(corners, conf, (w, h))
         self._located, self._located_key = located, key
+        self._grid = None
+        self._from_file = self.fixed_corners is None and self.calibration is not None \
+            and self.calibration.board is not None
         self._auto = self.fixed_corners is None and (self.calibration is None
                                                      or self.calibration.board is None)
         return located
@@ -145,10 +166,89 @@ class BoardObserver:
     def forget_board(self) -> None:
         self._located = None
         self._located_key = None
+        self._grid = None
+
+    def _still_there(self, image: np.ndarray, located: Located, v: SquareVerdicts,
+                     ) -> Located | None:
+        """`located`, or the board found again where it now is (keeping which corner is
+        a1), or None when the board has left the located grid and is not found again.
+
+        Checked on every frame (a few hundred pixel reads): a bumped camera or a pushed
+        board would otherwise be read square by square off the wrong places.  Where the
+        pattern is not seen as when located but no clear sign says the board moved (a hand
+        over it, the light changed), the reading stands."""
+        if self._grid is None:
+            self._grid = grid_fit(image, located.pose)
+            fit = self._grid[0]
+            # Corners from a calibration file were found in another image: where the pattern
+            # hardly shows there now, the board is looked for (and kept where it fits better).
+            if self._from_file and fit.agree < _MIN_FIT_SHARE * fit.corners:
+                found = self._found_again(image, located)
+                if found is not None:
+                    new = grid_fit(image, found.pose)
+                    if new[0].agree > fit.agree:
+                        self._located, self._grid = found, new
+                        self.relocations += 1
+                        return found
+            return located
+        reference, sign = self._grid
+        if self._corner_px is None or self._corner_px[0] is not located:
+            self._corner_px = (located, CornerPixels.of(located.pose))
+        fit, _ = grid_fit(image, self._corner_px[1], sign)
+        if not fit.moved_from(reference):
+            self._since_search = _SEARCH_EVERY_FRAMES
+            return located
+        # (Only the pattern turned round says so for sure: corners merely unseen may be under
+        # a hand, which the reading shows as many hidden squares.)
+        hand = np.count_nonzero(v.labels == OCCLUDED) > _MAX_HIDDEN_SHARE * len(v.labels)
+        gone = None if fit.disagree > fit.agree and not hand else located
+        self._since_search += 1
+        if self._since_search < _SEARCH_EVERY_FRAMES:
+            return gone
+        self._since_search = 0
+        found = self._found_again(image, located)
+        if found is None:
+            return gone
+        new_fit, _ = grid_fit(image, found.pose, sign)
+        if new_fit.agree <= fit.agree:
+            return gone
+        self._located, self._grid = found, (new_fit, sign)
+        self.relocations += 1
+        return found
+
+    def _found_again(self, image: np.ndarray, old: Located) -> Located | None:
+        """The board found anew in `image`, its corners in the order (of the eight that keep
+        the square pattern) nearest the old ones: a bumped camera moves the board a little."""
+        from vision.locate import find_board
+
+        try:
+            found = find_board(image, self.grid, self.cfg)
+            c = np.asarray(found.corners_px, np.float64)
+            orders = [np.roll(c, k, axis=0) for k in range(4)]
+            orders += [o[::-1] for o in orders]
+            best = min(orders, key=lambda o: float(np.linalg.norm(o - old.pose.corners_px,
+                                                                   axis=1).sum()))
+            return self._plan(best, found.confidence, image.shape[1::-1])
+        except VisionError:
+            return None
+
+    def _board_gone(self, located: Located) -> BoardObservation:
+        """Every square hidden: the board is not where it was located, nor found again."""
+        corners = tuple((float(x), float(y)) for x, y in located.pose.corners_px)
+        squares = BaseBoard.empty(self.variant)
+        return BoardObservation(squares, {sq: 0.0 for sq in squares.squares},
+                                frozenset(squares.squares), corners, 0.0,
+                                {"board_moved": True})
 
     def observe(self, image: np.ndarray) -> BoardObservation:
         located = self.locate(image)
         verdicts = classify(image, located.samples, self.cfg, self._colours())
+        still = self._still_there(image, located, verdicts)
+        if still is None:
+            return self._board_gone(located)
+        if still is not located:
+            located = still
+            verdicts = classify(image, located.samples, self.cfg, self._colours())
         if getattr(self, "_auto", False):
             # A board found without help is symmetric under a half turn (a1 and the opposite
             # corner are both dark), and the camera need not stand on White's side: White's
@@ -159,13 +259,13 @@ class BoardObserver:
             if played_on_the_other_colour(image, located.pose.corners_px, self.grid):
                 located = self._plan(located.pose.corners_px[[1, 2, 3, 0]],
                                      located.confidence, image.shape[1::-1])
-                self._located = located
+                self._located, self._grid = located, None
                 verdicts = classify(image, located.samples, self.cfg, self._colours())
             order = self._white_side_order(verdicts)
             if order is not None:
                 corners = located.pose.corners_px[list(order)]
                 located = self._plan(corners, located.confidence, image.shape[1::-1])
-                self._located = located
+                self._located, self._grid = located, None
                 verdicts = classify(image, located.samples, self.cfg, self._colours())
         return self._to_observation(verdicts, located)
 
