@@ -43,6 +43,9 @@ _SEARCH_EVERY_FRAMES = 10
 # Corners from a calibration file under which fewer of the inner corners than this show the
 # square pattern are looked for again in the image.
 _MIN_FIT_SHARE = 0.3
+# A board found again is taken only where this share of the corners that showed the pattern
+# when it was located show it there.
+_MIN_FOUND_SHARE = 0.6
 
 _PIECE_OF = {WHITE_MAN: Piece.WHITE_MAN, BLACK_MAN: Piece.BLACK_MAN,
              WHITE_KING: Piece.WHITE_KING, BLACK_KING: Piece.BLACK_KING}
@@ -209,8 +212,10 @@ class BoardObserver:
         found = self._found_again(image, located)
         if found is None:
             return gone
+        # (It must show most of the pattern seen when the board was located: under a hand a
+        # board found elsewhere, a little better than the hidden one, may be a wrong one.)
         new_fit, _ = grid_fit(image, found.pose, sign)
-        if new_fit.agree <= fit.agree:
+        if new_fit.agree <= fit.agree or new_fit.agree < _MIN_FOUND_SHARE * reference.agree:
             return gone
         self._located, self._grid = found, (new_fit, sign)
         self.relocations += 1
