@@ -440,10 +440,12 @@ def game_scene(seed: int, script: GameScript, width_px: int = 640) -> object:
     return dc_replace(scene, camera=cam)
 
 
-def render_script(script: GameScript, scene: object, seed: int = 0):  # type: ignore[no-untyped-def]
+def render_script(script: GameScript, scene: object, seed: int = 0,  # type: ignore[no-untyped-def]
+                  bump: tuple[int, object] | None = None):
     """Yield `(frame_index, sim.render.Frame)` for every recorded state.  A state identical to
     the previous one (no hand, nothing moved) reuses its image, as a still camera would give
-    nearly the same picture; everything else is drawn afresh."""
+    nearly the same picture; everything else is drawn afresh.  `bump` (frame index, camera):
+    from that frame on the camera stands there (somebody knocked it)."""
     from dataclasses import replace as dc_replace
 
     from sim.opponent import scene_hand
@@ -454,6 +456,9 @@ def render_script(script: GameScript, scene: object, seed: int = 0):  # type: ig
     previous_key = None
     frame = None
     for state in script.frames:
+        if bump is not None and state.frame == bump[0]:
+            scene = dc_replace(scene, camera=bump[1])  # type: ignore[type-var]
+            frame = None
         key = (tuple((d.color, round(d.x_mm, 2), round(d.y_mm, 2), d.level)
                      for d in state.discs), state.hand)
         if frame is None or key != previous_key or state.hand is not None:
