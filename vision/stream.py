@@ -350,6 +350,28 @@ class ObservationStream:
         not see (the robot slid a piece whose colour is close to its square's)."""
         self._last_reading = None
 
+    def board_moved(self, square_points_px: np.ndarray | None,
+                    displacement: DisplacementMeter | None = None,
+                    board_polygon_px: np.ndarray | None = None,
+                    ring_points_px: np.ndarray | None = None) -> None:
+        """The observer found the board again elsewhere in the image (the camera was
+        knocked): where the squares now are, and every reference taken of the old view
+        dropped (arguments as for the constructor)."""
+        self.square_points_px = square_points_px
+        if square_points_px is not None:
+            centres = square_points_px[:, 0, :]
+            span = float(np.ptp(centres[:, 0]) + np.ptp(centres[:, 1])) / 2
+            self.motion.square_px = span / max(1, self.variant.width - 1)
+        self.displacement = displacement
+        self.board_polygon_px = board_polygon_px
+        self.ring_points_px = ring_points_px
+        self._displaced = frozenset()
+        self._ref_grey = None
+        self._ref_squares = None
+        self._board_mask = None
+        self._lasting_ref = frozenset()
+        self._last_reading = None
+
     def push(self, image_bgr: np.ndarray, frame: int, time_s: float
              ) -> tuple[Observation, bool]:
         share = self.motion.push(image_bgr)

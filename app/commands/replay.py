@@ -199,23 +199,15 @@ def referee_stream(frames: Iterator[tuple[int, np.ndarray]], fps: float, referee
             if observer is None:
                 observer = make_observer(variant, corners, calibration, image,
                                          referee.board.placement())
-            points, meter = None, None
-            if hasattr(observer, "locate"):
-                geo = BaseBoard.empty(variant).geometry
-                project = observer.locate(image).pose.project
-                points = square_points(project, geo.width, geo.height, geo.coords)
-                height = observer.cfg.pieces.height_sq
-                meter = DisplacementMeter(top_points(project, geo.coords, height),
-                                          top_points(project, geo.coords, 2 * height), gate)
-            polygon, ring = None, None
-            if hasattr(observer, "locate"):
-                ring = ring_points(project, geo.coords)
-                n, m = float(geo.width), float(geo.height)
-                polygon = project(np.array([[-0.4, -0.4, 0], [n + 0.4, -0.4, 0],
-                                            [n + 0.4, m + 0.4, 0], [-0.4, m + 0.4, 0]]))
-            stream = ObservationStream(_SafeObserver(observer, variant), variant, gate, points,
-                                       meter, polygon, ring)
+            stream = ObservationStream(_SafeObserver(observer, variant), variant, gate,
+                                       *_stream_geometry(observer, image, variant, gate))
+            relocations = getattr(observer, "relocations", 0)
         obs, stable = stream.push(image, index, index / fps)
+        if getattr(observer, "relocations", 0) != relocations:
+            # (The camera was knocked and the board found again: the motion and displacement
+            # meters look at the squares where they now are.)
+            relocations = observer.relocations
+            stream.board_moved(*_stream_geometry(observer, image, variant, gate))
         last = obs
         if index in ajeito:
             referee.announce_adjust()
@@ -228,6 +220,26 @@ def referee_stream(frames: Iterator[tuple[int, np.ndarray]], fps: float, referee
         for e in referee.close(last):
             _print_event(e, referee, out)
     return referee.events
+
+
+def _stream_geometry(observer: Any, image: np.ndarray, variant: Variant,
+                     gate: GateConfig | None) -> tuple[Any, Any, Any, Any]:
+    """(square points, displacement meter, board polygon, ring points) of the board where
+    `observer` has located it, for `ObservationStream` (all None for an observer that does not
+    locate: a test's stand-in)."""
+    if not hasattr(observer, "locate"):
+        return None, None, None, None
+    geo = BaseBoard.empty(variant).geometry
+    project = observer.locate(image).pose.project
+    points = square_points(project, geo.width, geo.height, geo.coords)
+    height = observer.cfg.pieces.height_sq
+    meter = DisplacementMeter(top_points(project, geo.coords, height),
+                              top_points(project, geo.coords, 2 * height), gate)
+    ring = ring_points(project, geo.coords)
+    n, m = float(geo.width), float(geo.height)
+    polygon = project(np.array([[-0.4, -0.4, 0], [n + 0.4, -0.4, 0],
+                                [n + 0.4, m + 0.4, 0], [-0.4, m + 0.4, 0]]))
+    return points, meter, polygon, ring
 
 
 def _print_event(e: RefereeEvent, referee: Referee, out: TextIO | None,

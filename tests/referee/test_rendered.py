@@ -141,3 +141,25 @@ def test_announced_adjustment_from_rendered_frames(tmp_path: Path) -> None:
     unannounced = run()
     assert [e["type"] for e in unannounced] == ["move", "touch_move"]
     assert "adjust" in str(unannounced[1]["detail"]) or "touched" in str(unannounced[1]["detail"])
+
+
+def test_a_camera_knocked_between_moves_loses_no_move() -> None:
+    """The camera knocked a second after the first move (looking 15 and 10 mm aside, turned
+    3 degrees): the observer finds the board again and the stream watches the squares where
+    they now are, so the next move is read as well."""
+    from dataclasses import replace
+
+    script = script_game(5, config=ScriptConfig(plies=2, irregularity_rate=0.0))
+    scene = game_scene(5, script, width_px=WIDTH_PX)
+    at = script.moves[0].hand_gone_frame + int(script.table.fps)
+    assert next(st for st in script.frames if st.frame == at).hand is None
+    cam = scene.camera
+    knocked = replace(cam, look_at_mm=(cam.look_at_mm[0] + 15.0, cam.look_at_mm[1] - 10.0),
+                      azimuth_deg=cam.azimuth_deg + 3.0)
+    frames = list(render_script(script, scene, 5, (at, knocked)))
+    images = [f.image for _, f in frames]
+    before, after = frames[0][1].corners_px, frames[-1][1].corners_px
+    assert np.linalg.norm(np.subtract(after, before), axis=1).max() > 10.0
+    ref = replay(script, images, before)
+    moves = [e.move for e in ref.events if e.type is EventType.MOVE]
+    assert moves == [m.text for m in script.moves]
