@@ -69,7 +69,7 @@ def test_height_preference_names_the_number_of_discs_whatever_the_shift(discs, s
 def _man_before_own_colour(radius, lean, side):
     """A man whose board past its far edge reads as piece (a frame of its own colour)."""
     p = _profile(radius, 0.0, side, lean)
-    for row, b in zip(p, LINES):
+    for row, b in zip(p, LINES, strict=True):
         c = np.sqrt(max(radius ** 2 - (b - side) ** 2, 0.0))
         row[T > lean + c] = 1.0
     return p[None]
