@@ -328,15 +328,8 @@ class ObservationStream:
         self.variant = variant
         self.motion = MotionMeter(self.config)
         self.gate = StillnessGate(self.config)
-        self.square_points_px = square_points_px
-        if square_points_px is not None:
-            centres = square_points_px[:, 0, :]
-            span = float(np.ptp(centres[:, 0]) + np.ptp(centres[:, 1])) / 2
-            self.motion.square_px = span / max(1, variant.width - 1)
-        self.board_polygon_px = board_polygon_px
-        self.ring_points_px = ring_points_px
+        self._watch(square_points_px, displacement, board_polygon_px, ring_points_px)
         self._last_reading: Any = None
-        self.displacement = displacement
         self._displaced: frozenset[int] = frozenset()
         self._was_stable = False
         self._ref_grey: np.ndarray | None = None
@@ -344,6 +337,19 @@ class ObservationStream:
         self._board_mask: np.ndarray | None = None
         self._last_motion_s = -1e9
         self._lasting_ref: frozenset[int] = frozenset()  # lasting occlusion, last still view
+
+    def _watch(self, square_points_px: np.ndarray | None,
+               displacement: DisplacementMeter | None, board_polygon_px: np.ndarray | None,
+               ring_points_px: np.ndarray | None) -> None:
+        """Where the squares are in the image, for the meters."""
+        self.square_points_px = square_points_px
+        if square_points_px is not None:
+            centres = square_points_px[:, 0, :]
+            span = float(np.ptp(centres[:, 0]) + np.ptp(centres[:, 1])) / 2
+            self.motion.square_px = span / max(1, self.variant.width - 1)
+        self.displacement = displacement
+        self.board_polygon_px = board_polygon_px
+        self.ring_points_px = ring_points_px
 
     def invalidate(self) -> None:
         """Read the next image afresh: something changed the board that the motion meter may
@@ -357,14 +363,7 @@ class ObservationStream:
         """The observer found the board again elsewhere in the image (the camera was
         knocked): where the squares now are, and every reference taken of the old view
         dropped (arguments as for the constructor)."""
-        self.square_points_px = square_points_px
-        if square_points_px is not None:
-            centres = square_points_px[:, 0, :]
-            span = float(np.ptp(centres[:, 0]) + np.ptp(centres[:, 1])) / 2
-            self.motion.square_px = span / max(1, self.variant.width - 1)
-        self.displacement = displacement
-        self.board_polygon_px = board_polygon_px
-        self.ring_points_px = ring_points_px
+        self._watch(square_points_px, displacement, board_polygon_px, ring_points_px)
         self._displaced = frozenset()
         self._ref_grey = None
         self._ref_squares = None
