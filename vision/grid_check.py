@@ -34,7 +34,8 @@ class GridFit:
         """Whether this reading says the board is no longer where `reference` (read when it
         was located) found it: more corners show the opposite sign than the right one, or
         fewer than `min_share` of the reference's show it at all.  (A hand over the board
-        hides corners too: the caller asks only when the reading shows no hand.)"""
+        hides corners too: only the sign turned round is sure; the caller looks for the
+        board again either way, and hides the squares only on that.)"""
         if self.disagree > max(self.agree, 3):
             return True
         return reference.agree >= 8 and self.agree < min_share * reference.agree

@@ -218,6 +218,15 @@ def height_scores(p: np.ndarray, step: float, t0: float, b: np.ndarray, radius: 
     return best, np.maximum(most, 1e-6), shift
 
 
+def _chords(b: np.ndarray, side_shift: np.ndarray, radius: np.ndarray,
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """(rel, chord), both (P, J): each line's offset from the piece's middle (lines at offsets
+    b (J,), pieces shifted sideways by side_shift (P,)) and the half-length of the piece's
+    disc (radius (P,)) on it, 0 where the line misses it."""
+    rel = b[None, :] - side_shift[:, None]
+    return rel, np.sqrt(np.maximum(radius[:, None] ** 2 - rel ** 2, 0.0))
+
+
 def board_beyond(p: np.ndarray, step: float, t0: float, b: np.ndarray, radius: np.ndarray,
                  side_shift: np.ndarray, lam: np.ndarray, rho: np.ndarray, max_shift: float,
                  open_board: np.ndarray, beyond_sq: float = 0.2) -> np.ndarray:
@@ -236,8 +245,7 @@ def board_beyond(p: np.ndarray, step: float, t0: float, b: np.ndarray, radius: n
     m = open_board.reshape(n_p * n_j, n_t).astype(np.float32)
     cum = _cumulative(p.reshape(n_p * n_j, n_t) * m)
     cum_m = _cumulative(m)
-    rel = b[None, :] - side_shift[:, None]
-    chord = np.sqrt(np.maximum(radius[:, None] ** 2 - rel ** 2, 0.0))  # (P, J)
+    rel, chord = _chords(b, side_shift, radius)
     far_sq = max_shift + lam[:, 1, None] + rho[:, 1, None] * chord
     far = ((far_sq - t0) / step + 1.5).reshape(-1, 1)
     end = np.minimum(far + beyond_sq / step, n_t)
@@ -562,8 +570,7 @@ def wall_preference(lum: np.ndarray, step: float, t0: float, b: np.ndarray, radi
     n_p, n_j, n_t = lum.shape
     cum = _cumulative(lum.reshape(n_p * n_j, n_t))
     steps = _steps(cum)
-    rel = b[None, :] - side_shift[:, None]  # (P, J)
-    chord = np.sqrt(np.maximum(radius[:, None] ** 2 - rel ** 2, 0.0))
+    rel, chord = _chords(b, side_shift, radius)
     o = shift[:, None]
 
     def idx(x_sq: np.ndarray) -> np.ndarray:
