@@ -226,7 +226,9 @@ class Referee:
                 isinstance(verdict, Accept) and verdict.reading.fault_count() == 0):
             # (Occluded squares on a still board are lasting misreadings, not a hand: the
             # stream waits hands out.  A square merely read with low confidence is waited for.)
-            changed = self._find_changed(view, obs.displaced, obs.occluded)
+            changed = self._find_changed(view, obs.displaced, obs.occluded,
+                                         verdict.reading if isinstance(verdict, Accept)
+                                         else None)
             if changed is not None:
                 return self._set_changed(changed, obs)
         appeared = ((view.white & ~self.board.white) | (view.black & ~self.board.black)) & known
@@ -428,11 +430,17 @@ class Referee:
         return fits[0] if len(fits) == 1 else None
 
     def _find_changed(self, view: View, displaced: frozenset[int],
-                      lasting: frozenset[int] = frozenset()) -> tuple[int, str] | None:
+                      lasting: frozenset[int] = frozenset(), direct: Reading | None = None,
+                      ) -> tuple[int, str] | None:
         """The one square whose picture changed while its reading did not (`displaced`), or that
         cannot be read, whose reading, if it were wrong, would leave a clean legal move through
         it ("gone": unreadable, its piece left; "arrive:<colour>": unreadable, the mover's
         piece came, the move judged as usual).
+
+        An unreadable square's piece is also taken as gone when that leaves a legal move from
+        it with no more faults (a piece removed) than the `direct` reading, which calls the
+        move itself irregular: a square the camera cannot read must not make a legal move
+        look like an illegal step (c3-d4 with d2 taken off, c3 unreadable, is not d2-d4).
 
         A piece still read where it stood, when a clean legal move leaves that square (glare
         where the piece was): "stay:<colour>".  A square still read empty, when a clean legal
@@ -479,8 +487,13 @@ class Referee:
                     continue
                 v = View(view.known | m, view.white & ~m, view.black & ~m)
                 verdict = choose(explain(board, v), self._lift_times())
-                if isinstance(verdict, Accept) and verdict.reading.fault_count() == 0 and (
+                if not isinstance(verdict, Accept) or not (
                         sq == verdict.reading.from_square or sq in verdict.reading.captured):
+                    continue
+                faults = verdict.reading.fault_count()
+                if faults == 0 or (direct is not None and direct.kind is not Kind.LEGAL
+                                   and verdict.reading.kind is Kind.LEGAL
+                                   and faults <= direct.fault_count()):
                     stayed.append((sq, "gone"))
             # ... or, empty before, a piece of the side to move came to it: the move ends
             # there (its irregularities, if any, are the rules' to call as usual).

@@ -566,6 +566,35 @@ def test_a_move_onto_an_unreadable_square_is_judged_as_usual() -> None:
     assert run.ref.board.piece_at(sq("b2")) is Piece.WHITE_MAN
 
 
+def test_a_legal_move_from_an_unreadable_square_beats_an_illegal_step() -> None:
+    # White plays c3-d4 and (irregularly) takes its own man off d2; c3 reads occluded on the
+    # still board.  Read as it stands, only d2-d4 explains it, a step not along a diagonal
+    # (one fault); taking c3 as left, the rules give the legal c3-d4 with d2's removal called
+    # (one fault too).  The referee must not call an illegal step that a square it cannot
+    # read may explain away: c3-d4, and the removal.
+    fen = "W:Wc3,d2,a1:Bh8,f8"
+    before = place("a1 c3 d2", "h8 f8")
+    after = moved(before, "c3", "d4", remove="d2")
+    run = Run(fen)
+    run.still(before)
+    run.hand(before, occluded="c3")
+    for _ in range(3):
+        run.events += run.ref.observe(run.clock.obs(after, occluded="c3"), True)
+    assert run.moves() == ["c3-d4"]
+    assert "illegal" not in run.types()
+    removal = [e for e in run.events if e.type is EventType.REMOVAL]
+    assert [names(e.squares) for e in removal] == [{"d2"}]
+
+    # Control: with c3 read (still there), d2-d4 is the illegal step it looks like.
+    seen = moved(before, "d2", "d4")
+    control = Run(fen)
+    control.still(before)
+    control.hand(before, occluded="d2")
+    control.still(seen)
+    assert control.moves() == ["d2-d4"]
+    assert "illegal" in control.types()
+
+
 def test_slow_removal_is_not_called_while_it_goes_on() -> None:
     # c3xg7 takes d4 and f6; the player pauses 4 s before each removal (timeout 6 s): the
     # stillness is counted from the latest change, so no removal irregularity is called.
