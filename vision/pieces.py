@@ -179,6 +179,10 @@ _LIGHTER_SHADE = (1.2, 2.0)
 # ... and only on squares of a clear hue (BGR max - min): a glossy black man on a black square
 # is a lighter grey of it.
 _COLOURED_SQUARE = 30.0
+# A colour this far (in BGR levels, or this share of its own size) from every gain * the bare
+# dark square + a grey veil is no glare over that square (see classify's occlusion step).
+_VEIL_MISS_PX = 12.0
+_VEIL_MISS = 0.1
 
 
 def _set_distance(x: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -692,8 +696,13 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     shaded = (_ray_distance_rows(xx, x @ known_bgr.T, kk, 0.1, 1.0)
               / np.maximum(np.sqrt(kk), 1.0)).min(axis=-1) < 0.15
     # (Glare adds light: a piece darker than the bare dark square is no glare's making, and
-    # stands where glare washed out the grid corners as a bare square does.)
+    # stands where glare washed out the grid corners as a bare square does.  So does one whose
+    # colour no grey veil over the bare dark square makes: a red man in a glare spot on brown.)
     darker = occ & (piece_lab[:, 0] < dark_lab[0])
+    if occ.any():
+        _, _, veil_miss = _veil_fit(raw_base[occ], dark_bgr)
+        darker[occ] |= (veil_miss > np.maximum(_VEIL_MISS_PX, _VEIL_MISS * np.linalg.norm(
+            raw_base[occ], axis=-1))).mean(axis=1) > 0.5
     occluded, _ = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab, piece_labs,
                                    contrast, cfg, light, own_board | shaded,
                                    (dark_bgr, light_bgr), corner_cover, ~occ | darker)

@@ -164,6 +164,35 @@ def test_a_glare_spot_is_no_hand_and_has_no_fringe():
             assert obs.label(sq) == (piece.value if piece else "empty"), truth.square_name(sq)
 
 
+def test_a_coloured_man_in_a_glare_spot_is_read_not_covered():
+    """Frame 198 of rendered replay game 103 (bench/replay_eval.py --bump): red and black
+    men on a brown and cream board, a glare spot over b2 and c3 that washes out their grid
+    corners.  The red man on b2 read covered, as anything there might be glare's making; but
+    no grey veil over the brown square makes red.  b2 reads the man; at most the empty c3,
+    washed out, reads covered; every other square its true content."""
+    path = Path(__file__).parent / "data" / "game103_frame198_glare.jpg"
+    corners = np.array([[276.31, 481.47], [697.82, 427.85], [610.84, 115.78], [274.80, 150.74]])
+    truth = Board.from_fen("W:Wa1,e1,b2,f2,h2,a3,b4,d4:Bf4,a5,a7,c7,e7,g7,b8,d8,f8,h8",
+                           "brazilian")
+    obs = BoardObserver(truth.variant, corners_px=corners).observe(cv2.imread(str(path)))
+    assert obs.label(truth.parse_square("b2")) == "white_man"
+    assert {truth.square_name(sq) for sq in obs.occluded} <= {"c3"}
+    for sq in truth.squares:
+        if sq not in obs.occluded:
+            piece = truth.piece_at(sq)
+            assert obs.label(sq) == (piece.value if piece else "empty"), truth.square_name(sq)
+
+
+def test_a_light_man_in_a_glare_spot_is_read_not_covered():
+    """Evaluation scene 7000525: red and pale blue men on a wooden board, tilt 40-50 deg, a
+    glare spot in the middle.  The pale man on e5 under it read covered; its colour is no
+    grey veil over the dark brown square either."""
+    frame, obs = _evaluation_scene(7000525)
+    e5 = frame.placement.parse_square("e5")
+    assert frame.placement.piece_at(e5) is not None and e5 not in frame.occluded
+    assert obs.label(e5) == frame.placement.piece_at(e5).value
+
+
 @pytest.mark.parametrize("seed", [7072, 11012])
 def test_a_tall_king_in_an_oblique_view_is_seen(seed):
     """Evaluation scenes 7072 and 11012, tilt 45-50 deg: read on the board itself, a square's
