@@ -119,6 +119,10 @@ def _piece_sets(x: np.ndarray, min_separation: float, board_bgr: np.ndarray | No
             a, b = trio[pair[0]], trio[pair[1]]
             others.append(trio[3 - sum(pair)])
         else:
+            one = x[(assign == order[0]) | (assign == order[1])].mean(axis=0)
+            if _one_set_in_two_lights(a, b, c) and np.linalg.norm(one - c) >= min_separation:
+                # The few left over are the other set (a lone king at the end of a game).
+                return ((one, c) if one[0] >= c[0] else (c, one)) + ([],)
             others.append(c)
     if np.linalg.norm(a - b) < min_separation:
         by_hue = _hue_sets(x)
@@ -134,6 +138,18 @@ def _piece_sets(x: np.ndarray, min_separation: float, board_bgr: np.ndarray | No
             return None
         a, b, others = one, c, []
     return ((a, b) if a[0] >= b[0] else (b, a)) + (others,)
+
+
+def _one_set_in_two_lights(a: np.ndarray, b: np.ndarray, c: np.ndarray,
+                           ratio: float = 0.5, min_chroma: float = 12.0) -> bool:
+    """Are the two large colour groups a, b (Lab) one set in two lights and the small one c
+    the other set?  Light changes a set's lightness far more than its hue, so a and b, much
+    nearer each other than c is to either (lightness counting half, `_set_distance`), are one
+    set; unless c is lighter than both and nearly grey, as glare is."""
+    if c[0] > max(a[0], b[0]) and float(np.linalg.norm(c[1:] - 128.0)) < min_chroma:
+        return False
+    gap = float(_set_distance(a, b))
+    return gap < ratio * min(float(_set_distance(c, a)), float(_set_distance(c, b)))
 
 
 def _hue_sets(x: np.ndarray, min_apart: float = 12.0, spreads: float = 3.0, iters: int = 10,

@@ -193,6 +193,20 @@ def test_a_light_man_in_a_glare_spot_is_read_not_covered():
     assert obs.label(e5) == frame.placement.piece_at(e5).value
 
 
+def test_a_lone_piece_of_the_other_set_is_seen():
+    """Evaluation scene 7000135: nine orange men and kings, some in the light and some not,
+    and one blue king (the end of a game).  Colour groups: lit orange, shaded orange, and the
+    one blue piece, which was taken for something of neither set and read empty.  Two groups
+    of one hue that differ in lightness are one set in two lights: the blue king is the
+    other set."""
+    frame, obs = _evaluation_scene(7000135)
+    e1 = frame.placement.parse_square("e1")
+    assert frame.placement.piece_at(e1).value == "black_king"
+    assert sum(1 for sq in frame.placement.squares
+               if (p := frame.placement.piece_at(sq)) is not None and p.color.value == "black") == 1
+    assert obs.label(e1) == "black_king"
+
+
 @pytest.mark.parametrize("seed", [7072, 11012])
 def test_a_tall_king_in_an_oblique_view_is_seen(seed):
     """Evaluation scenes 7072 and 11012, tilt 45-50 deg: read on the board itself, a square's

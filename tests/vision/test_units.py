@@ -50,3 +50,24 @@ def test_colour_model_learned_at_the_start_position_reads_it_back():
     empty = BaseBoard.empty(variant)
     with pytest.raises(ValueError, match="expected position"):
         observer.learn_colours(frame.image, expected=empty)
+
+
+@pytest.mark.parametrize("a, b, c, one_set", [
+    # Lab (OpenCV's 0..255 scale, 128 neutral).  Orange lit and shaded, a blue piece: one set
+    # in two lights, and the other set.
+    ((110, 148, 173), (65, 155, 162), (48, 142, 92), True),
+    # White lit and shaded, a black king: the same.
+    ((240, 128, 128), (185, 129, 127), (40, 128, 129), True),
+    # Orange and blue sets, and a grey glare spot lighter than both: two sets and no third.
+    ((110, 148, 173), (60, 142, 92), (250, 128, 129), False),
+    # White lit and shaded, and a glare spot lighter still, grey: not a set.
+    ((240, 128, 128), (185, 129, 127), (254, 128, 128), False),
+    # Orange and blue sets, and a red thing: the two large groups are no one set.
+    ((110, 148, 173), (60, 142, 92), (90, 190, 160), False),
+])
+def test_one_set_in_two_lights(a, b, c, one_set):
+    import numpy as np
+
+    from vision.pieces import _one_set_in_two_lights
+
+    assert _one_set_in_two_lights(*(np.array(v, np.float64) for v in (a, b, c))) is one_set
