@@ -714,14 +714,14 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     # (Glare adds light: a piece darker than the bare dark square is no glare's making, and
     # stands where glare washed out the grid corners as a bare square does.  So does one whose
     # colour no grey veil over the bare dark square makes: a red man in a glare spot on brown.)
-    darker = occ & (piece_lab[:, 0] < dark_lab[0])
+    not_glare = occ & (piece_lab[:, 0] < dark_lab[0])
     if occ.any():
         _, _, veil_miss = _veil_fit(raw_base[occ], dark_bgr)
-        darker[occ] |= (veil_miss > np.maximum(_VEIL_MISS_PX, _VEIL_MISS * np.linalg.norm(
+        not_glare[occ] |= (veil_miss > np.maximum(_VEIL_MISS_PX, _VEIL_MISS * np.linalg.norm(
             raw_base[occ], axis=-1))).mean(axis=1) > 0.5
     occluded, _ = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab, piece_labs,
                                    contrast, cfg, light, own_board | shaded,
-                                   (dark_bgr, light_bgr), corner_cover, ~occ | darker)
+                                   (dark_bgr, light_bgr), corner_cover, ~occ | not_glare)
 
     # -- kings -----------------------------------------------------------------------------------
     # Which height explains each piece's silhouette, one disc or two (see vision.kings).
