@@ -716,9 +716,11 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     # colour no grey veil over the bare dark square makes: a red man in a glare spot on brown.)
     not_glare = occ & (piece_lab[:, 0] < dark_lab[0])
     if occ.any():
+        # (A pixel clipped in two channels or more has no fit: glare may well have made it.)
         _, _, veil_miss = _veil_fit(raw_base[occ], dark_bgr)
-        not_glare[occ] |= (veil_miss > np.maximum(_VEIL_MISS_PX, _VEIL_MISS * np.linalg.norm(
-            raw_base[occ], axis=-1))).mean(axis=1) > 0.5
+        not_glare[occ] |= (np.isfinite(veil_miss) & (veil_miss > np.maximum(
+            _VEIL_MISS_PX, _VEIL_MISS * np.linalg.norm(raw_base[occ], axis=-1)))
+                           ).mean(axis=1) > 0.5
     occluded, _ = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab, piece_labs,
                                    contrast, cfg, light, own_board | shaded,
                                    (dark_bgr, light_bgr), corner_cover, ~occ | not_glare)

@@ -183,16 +183,6 @@ def test_a_coloured_man_in_a_glare_spot_is_read_not_covered():
             assert obs.label(sq) == (piece.value if piece else "empty"), truth.square_name(sq)
 
 
-def test_a_light_man_in_a_glare_spot_is_read_not_covered():
-    """Evaluation scene 7000525: red and pale blue men on a wooden board, tilt 40-50 deg, a
-    glare spot in the middle.  The pale man on e5 under it read covered; its colour is no
-    grey veil over the dark brown square either."""
-    frame, obs = _evaluation_scene(7000525)
-    e5 = frame.placement.parse_square("e5")
-    assert frame.placement.piece_at(e5) is not None and e5 not in frame.occluded
-    assert obs.label(e5) == frame.placement.piece_at(e5).value
-
-
 def test_a_lone_piece_of_the_other_set_is_seen():
     """Evaluation scene 7000135: nine orange men and kings, some in the light and some not,
     and one blue king (the end of a game).  Colour groups: lit orange, shaded orange, and the
