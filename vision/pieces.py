@@ -119,10 +119,11 @@ def _piece_sets(x: np.ndarray, min_separation: float, board_bgr: np.ndarray | No
             a, b = trio[pair[0]], trio[pair[1]]
             others.append(trio[3 - sum(pair)])
         else:
-            one = x[(assign == order[0]) | (assign == order[1])].mean(axis=0)
-            if _one_set_in_two_lights(a, b, c) and np.linalg.norm(one - c) >= min_separation:
-                # The few left over are the other set (a lone king at the end of a game).
-                return ((one, c) if one[0] >= c[0] else (c, one)) + ([],)
+            if _one_set_in_two_lights(a, b, c):
+                one = x[(assign == order[0]) | (assign == order[1])].mean(axis=0)
+                if np.linalg.norm(one - c) >= min_separation:
+                    # The few left over are the other set (a lone king at the end of a game).
+                    return ((one, c) if one[0] >= c[0] else (c, one)) + ([],)
             others.append(c)
     if np.linalg.norm(a - b) < min_separation:
         by_hue = _hue_sets(x)
