@@ -36,9 +36,11 @@ class Run:
         self.clock = Clock()
         self.events: list = []
 
-    def still(self, board: BaseBoard, n: int = 3, displaced: str = "") -> None:
+    def still(self, board: BaseBoard, n: int = 3, displaced: str = "",
+              occluded: str = "") -> None:
         for _ in range(n):
-            self.events += self.ref.observe(self.clock.obs(board, displaced=displaced), True)
+            self.events += self.ref.observe(
+                self.clock.obs(board, displaced=displaced, occluded=occluded), True)
 
     def hand(self, board: BaseBoard, occluded: str = "", displaced: str = "") -> None:
         self.events += self.ref.observe(
@@ -535,16 +537,14 @@ def test_a_square_left_unreadable_by_the_move_is_resolved_by_the_rules() -> None
     run = Run(fen)
     run.still(before)
     run.hand(before, occluded="a7")
-    for _ in range(3):
-        run.events += run.ref.observe(run.clock.obs(after, occluded="a7"), True)
+    run.still(after, occluded="a7")
     assert run.moves() == ["a7-b6"]
     assert run.types() == ["move"]
     assert "a7" in run.events[0].detail
 
     control = Run(fen)
     control.still(before)
-    for _ in range(3):
-        control.events += control.ref.observe(control.clock.obs(before, occluded="a7"), True)
+    control.still(before, occluded="a7")
     assert control.moves() == []
 
 
@@ -558,8 +558,7 @@ def test_a_move_onto_an_unreadable_square_is_judged_as_usual() -> None:
     run = Run(fen)
     run.still(before)
     run.hand(before, occluded="a1")
-    for _ in range(3):
-        run.events += run.ref.observe(run.clock.obs(after, occluded="b2"), True)
+    run.still(after, occluded="b2")
     assert run.moves() == ["a1-b2"]
     removal = [e for e in run.events if e.type is EventType.REMOVAL]
     assert [names(e.squares) for e in removal] == [{"d4"}]
@@ -578,8 +577,7 @@ def test_a_legal_move_from_an_unreadable_square_beats_an_illegal_step() -> None:
     run = Run(fen)
     run.still(before)
     run.hand(before, occluded="c3")
-    for _ in range(3):
-        run.events += run.ref.observe(run.clock.obs(after, occluded="c3"), True)
+    run.still(after, occluded="c3")
     assert run.moves() == ["c3-d4"]
     assert "illegal" not in run.types()
     removal = [e for e in run.events if e.type is EventType.REMOVAL]
