@@ -576,7 +576,7 @@ def wall_preference(lum: np.ndarray, step: float, t0: float, b: np.ndarray, radi
     def idx(x_sq: np.ndarray) -> np.ndarray:
         return ((x_sq - t0) / step + 0.5).reshape(-1)
 
-    pad = 0.5  # samples kept off each edge (blur)
+    pad = 1.0 / kc.step_px  # samples kept off each edge: a pixel (blur)
     base = idx(o - chord) + pad
     top0 = idx(o + lam[:, 0, None] - rho[:, 0, None] * chord)
     top1 = idx(o + lam[:, 1, None] - rho[:, 1, None] * chord)
