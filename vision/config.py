@@ -48,6 +48,7 @@ class KingConfig:
     board_shade: tuple[float, float] = (0.5, 1.5)
     piece_shade: tuple[float, float] = (0.2, 1.6)
     spot_delta: float = 40.0  # a specular spot is this much lighter (0..255) than piece/board
+    spot_max_sq: float = 0.3  # and no longer along the view (longer: a clipped top face)
     shifts: int = 13  # off-centre shifts tried along the view (within max_offset_sq)
     split: float = 0.0  # king when the fit prefers two discs by more than this (-1..1)
     # Without a calibrated lens, which misjudges every lean alike, the disc height is measured

@@ -474,8 +474,11 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     # Backed by the wall: where the silhouette hardly decides (a far edge over a square of the
     # piece's own colour), where the wall ends and the top face begins still does.
     # (A specular spot on the top face would pass for a bright top: it counts as the piece's
-    # own brightness.)
-    lum_al = np.where(spot[:n_al], np.take(piece.mean(axis=1), per[:n_al]), lum[:n_al])
+    # own brightness.  Not so a bright run as long as a top face: an over-exposed white top,
+    # clipped all over, is the top, and as the set's mean colour it looked like wall.)
+    spot_al = short_runs(spot[:n_al].reshape(-1, along.shape[2]),
+                         kc.spot_max_sq / ks.step_sq).reshape(-1)
+    lum_al = np.where(spot_al, np.take(piece.mean(axis=1), per[:n_al]), lum[:n_al])
     lum_al = lum_al.reshape(along.shape[:3])
     wall = wall_preference(lum_al, ks.step_sq, t0, ks.b, grid[rows, chosen], side_shift, lam, rho,
                            shift[rows, chosen, (pref > 0).astype(np.intp)], kc)
@@ -523,6 +526,20 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     unlike = unlike_a_piece(p_along, p_across, ks.t, ks.u, shift[rows, chosen, 1],
                             grid[rows, chosen], side_shift, lam, rho, widest, kc)
     return king, conf, pref, unlike
+
+
+def short_runs(mask: np.ndarray, max_len: float) -> np.ndarray:
+    """mask (R x T bool) kept only in its runs along each row no longer than max_len samples."""
+    rows, n = mask.shape
+    padded = np.zeros((rows, n + 1), np.int8)  # (a gap after every row: no run spans two)
+    padded[:, :n] = mask
+    edges = np.diff(padded.reshape(-1), prepend=0)
+    start, end = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    keep = end - start <= max_len
+    marks = np.zeros(padded.size + 1, np.int32)
+    marks[start[keep]] += 1
+    marks[end[keep]] -= 1
+    return np.cumsum(marks[:-1]).reshape(rows, n + 1)[:, :n] > 0
 
 
 def _shadows(image: np.ndarray, ks: KingSamples, idx: np.ndarray, gain: np.ndarray,

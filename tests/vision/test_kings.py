@@ -24,6 +24,7 @@ from vision.kings import (
     piece_likeness,
     set_preference,
     set_radius,
+    short_runs,
     unlike_a_piece,
     wall_preference,
 )
@@ -345,3 +346,16 @@ def test_without_calibration_a_nearly_vertical_view_calls_no_king_and_says_so():
     assert pieces
     assert not any(obs.board.piece_at(sq).is_king for sq in pieces)
     assert all(obs.confidence[sq] <= 0.5 for sq in pieces)
+
+
+def test_only_short_bright_runs_count_as_specular_spots():
+    """A spot is small: a bright run as long as a top face (a clipped white top) is kept as
+    what it is.  Runs end at each row's end; a run filling a row is one run."""
+    mask = np.array([[1, 1, 0, 1, 1, 1, 1, 0, 1],
+                     [1, 1, 1, 0, 0, 0, 0, 1, 1],
+                     [1, 1, 1, 1, 1, 1, 1, 1, 1]], bool)
+    want = np.array([[1, 1, 0, 0, 0, 0, 0, 0, 1],
+                     [0, 0, 0, 0, 0, 0, 0, 1, 1],
+                     [0, 0, 0, 0, 0, 0, 0, 0, 0]], bool)
+    assert (short_runs(mask, 2.0) == want).all()
+    assert (short_runs(mask, 9.0) == mask).all()
