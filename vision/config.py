@@ -24,11 +24,14 @@ class KingConfig:
     """The stacked-king test (vision.kings): which height explains each piece's silhouette."""
 
     lines_sq: tuple[float, ...] = (-0.2, -0.1, 0.0, 0.1, 0.2)  # along lines
-    # Sample spacing on the lines: the sensor's pixel.  At 2 px a man and a king differing by
-    # 2-6 px in the image were a sample or two apart, and kings there were read as men one
-    # time in nine (rendered scenes, seeds 7 and 30: 107 and 251 misread pieces at 2 px, 87
-    # and 232 at 1 px; 1.5 and 0.75 px did worse than 1).
-    step_px: float = 1.0
+    # Sample spacing on the lines along the view and across it.  The set's width, read across,
+    # sets every piece's radius, and a 2 % error in it moves a piece's preference by about a
+    # fifth: at 2 px there, kings 2-6 px from a man in the image were read as men one time in
+    # nine.  (Rendered scenes, seeds 7 and 30: 107 and 251 misread pieces with both at 2 px,
+    # 87 and 232 with both at 1 px, 87 and 238 with only the lines across at 1 px, the
+    # cheapest; the lines across at 2 px and along at 1: 110 on seed 7.)
+    step_px: float = 2.0
+    across_step_px: float = 1.0
     margin_sq: float = 0.12  # the lines reach this far beyond the largest silhouette
     # Samples this close to a grid line may show the two squares blurred into one colour (a
     # grey between black and white squares looks like a white piece's shaded wall).

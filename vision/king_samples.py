@@ -40,7 +40,7 @@ class KingSamples:
     rho: np.ndarray  # (S, 2) apparent scale of that top face (>= 1)
     dist: np.ndarray  # (S,) horizontal distance from the camera's foot (squares)
     zc: float  # the camera's height over the board (squares)
-    step_sq: float  # sample spacing along both kinds of line (squares)
+    step_sq: float  # sample spacing along the lines along the view (squares; u's is its own)
     square_px: float
     # For the shadow test (vision.shadows): each square's centre and view direction on the
     # plane (S, 2), and a polar grid of points around every square's centre: offsets (A, R, 2)
@@ -90,7 +90,8 @@ def build_king_samples(pose: BoardPose, square_px: float, cfg: VisionConfig) -> 
     lam = dist[:, None] * heights[None, :] / (zc - heights[None, :])
     rho = np.broadcast_to(zc / (zc - heights), lam.shape).copy()
     b = np.array(k.lines_sq)
-    u = np.arange(-rad - margin, rad + margin + step / 2, step)
+    step_u = k.across_step_px / max(square_px, 8.0)
+    u = np.arange(-rad - margin, rad + margin + step_u / 2, step_u)
     t_across = np.stack([np.full(len(playable), -0.1), 0.5 * lam[:, 1],
                          lam[:, 1] + 0.1], axis=1)
     # Plane points (S, J, T, 2) and (S, A, U, 2).

@@ -441,8 +441,8 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     r0 = cfg.pieces.radius_sq
     lo, hi = kc.radius_range
     widths = 2 * r0 * np.linspace(lo, hi, kc.width_steps)
-    w, c = fit_width(p_across.reshape(-1, p_across.shape[2]), ks.step_sq, float(ks.u[0]),
-                     cfg.max_offset_sq, widths)
+    w, c = fit_width(p_across.reshape(-1, p_across.shape[2]), float(ks.u[1] - ks.u[0]),
+                     float(ks.u[0]), cfg.max_offset_sq, widths)
     w = w.reshape(n_p, -1)
     c = c.reshape(n_p, -1)
     width = w.max(axis=1)
