@@ -26,7 +26,7 @@ class KingConfig:
     lines_sq: tuple[float, ...] = (-0.2, -0.1, 0.0, 0.1, 0.2)  # along lines
     # Sample spacing on the lines along the view and across it.  The set's width, read across,
     # sets every piece's radius, and a 2 % error in it moves a piece's preference by about a
-    # fifth: at 2 px there, kings 2-6 px from a man in the image were read as men one time in
+    # fifth: at 2 px there, kings 2-4 px from a man in the image were read as men one time in
     # nine.  (Rendered scenes, seeds 7 and 30: 107 and 251 misread pieces with both at 2 px,
     # 87 and 232 with both at 1 px, 87 and 238 with only the lines across at 1 px, the
     # cheapest; the lines across at 2 px and along at 1: 110 on seed 7.)
