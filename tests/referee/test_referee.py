@@ -59,6 +59,10 @@ class Run:
     def moves(self) -> list[str]:
         return [e.move for e in self.events if e.type is EventType.MOVE]
 
+    def removals(self) -> list[set[str]]:
+        """The squares each removal event names, in order."""
+        return [names(e.squares) for e in self.events if e.type is EventType.REMOVAL]
+
 
 def names(squares: tuple[int, ...]) -> set[str]:
     b = BaseBoard.empty("brazilian")
@@ -560,8 +564,7 @@ def test_a_move_onto_an_unreadable_square_is_judged_as_usual() -> None:
     run.hand(before, occluded="a1")
     run.still(after, occluded="b2")
     assert run.moves() == ["a1-b2"]
-    removal = [e for e in run.events if e.type is EventType.REMOVAL]
-    assert [names(e.squares) for e in removal] == [{"d4"}]
+    assert run.removals() == [{"d4"}]
     assert run.ref.board.piece_at(sq("b2")) is Piece.WHITE_MAN
 
 
@@ -580,8 +583,7 @@ def test_a_legal_move_from_an_unreadable_square_beats_an_illegal_step() -> None:
     run.still(after, occluded="c3")
     assert run.moves() == ["c3-d4"]
     assert "illegal" not in run.types()
-    removal = [e for e in run.events if e.type is EventType.REMOVAL]
-    assert [names(e.squares) for e in removal] == [{"d2"}]
+    assert run.removals() == [{"d2"}]
 
     # Control: with c3 read (still there), d2-d4 is the illegal step it looks like.
     seen = moved(before, "d2", "d4")
