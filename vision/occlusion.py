@@ -99,14 +99,30 @@ class Cover(NamedTuple):
 
 def covered_squares(flat: np.ndarray, s: SquareSamples, contrast: float, cfg: VisionConfig,
                     light: LocalLight, board_bgr: tuple[np.ndarray, np.ndarray] | None = None,
-                    ) -> Cover:
+                    occupied: np.ndarray | None = None) -> Cover:
     """Squares `hidden_corners` of whose grid corners show no checker pattern: something is
-    over them.  (It needs only the board's colours, not the pieces'.)"""
+    over them.  (It needs only the board's colours, not the pieces'.)
+
+    A square with fewer grid corners than that (a corner square has one) needs them all; where
+    `occupied` (S,) is given, a corner none of whose dark-light quadrant pairs is clear of the
+    pieces standing beside it (a king leaning over it: `SquareSamples.corner_dark_hidable`)
+    does not count for such a square, for a piece explains it as well as a hand - unless that
+    square is covered itself (a hand over squares is taken for pieces there).  Elsewhere it
+    still counts: two hidden corners are evidence enough."""
     raw = _corner_quadrants(flat, s)
     visible = corner_visible(raw, contrast, cfg, light, board_bgr)
     corners = s.corner_incidence  # (S, C)
     n_corners = corners.sum(axis=1)
     hidden_at = corners & ~visible
+    few = n_corners < cfg.hidden_corners
+    if occupied is not None and occupied.any() and few.any():
+        # (Only pieces whose own corners show: one under a hand may be the hand.)
+        need_all = np.minimum(cfg.hidden_corners, n_corners)
+        piece = occupied & ~((n_corners > 0) & (hidden_at.sum(axis=1) >= need_all))
+        dark_free = ~(s.corner_dark_hidable & piece).any(axis=2)  # (C, 2)
+        light_free = ~(s.corner_light_hidable & piece).any(axis=2)
+        judged = (dark_free[:, :, None] & light_free[:, None, :]).any(axis=(1, 2))
+        hidden_at[few] &= judged[None, :]
     hidden = hidden_at.sum(axis=1)
     # Hidden under something, not washed out by light: all four quadrants near the sensor's
     # limit, or on average brighter than the light squares in the board's usual light (a
@@ -131,15 +147,16 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
                      light: LocalLight, bare_px: np.ndarray | None = None,
                      board_bgr: tuple[np.ndarray, np.ndarray] | None = None,
                      covered: Cover | None = None, past_glare: np.ndarray | None = None,
-                     ) -> tuple[np.ndarray, np.ndarray]:
+                     occupied: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(occluded per playable square, foreign share of its centre).
 
     `base_lab` (S, P, 3) and `probe_lab` (L, Q, 3) are light-corrected Lab samples;
     `bare_px` (S, P), where given, marks base pixels already explained: the bare square under
     glare the light model cannot follow, or a darker shade of a known colour (a piece's wall,
     its shadow); never foreign.  `covered`, where given, is `covered_squares` already
-    computed.  `past_glare` (S,), where given, marks squares read as what glare cannot have
-    made: bare board, or a piece darker than the bare dark square (glare only adds light).
+    computed (else it is computed here, with `occupied` as there).  `past_glare` (S,), where
+    given, marks squares read as what glare cannot have made: bare board, or a piece darker
+    than the bare dark square (glare only adds light).
     Under glare that washed out their grid corners (`Cover.washed_only`) that reading stands
     (a piece's wall and shadow show through glare); any other piece guessed at there is still
     not reported.
@@ -165,7 +182,7 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
                              cfg.foreign_contrast).mean(axis=1) > 0.5
     occluded = base_foreign > cfg.foreign_share
     if covered is None:
-        covered = covered_squares(flat, s, contrast, cfg, light, board_bgr)
+        covered = covered_squares(flat, s, contrast, cfg, light, board_bgr, occupied)
     covered_sq, hidden_at, washed_only = covered
     if past_glare is not None:
         covered_sq = covered_sq & ~(washed_only & past_glare)

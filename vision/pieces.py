@@ -567,7 +567,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         near = np.linalg.norm(piece_lab - dark_lab, axis=1) < margin
         # A hand over squares brings colours of its own: the sets are learned from the
         # squares whose grid corners show, when enough do.
-        corner_cover = covered_squares(flat, s, contrast, cfg, light, (dark_bgr, light_bgr))
+        corner_cover = covered_squares(flat, s, contrast, cfg, light, (dark_bgr, light_bgr), occ)
         covered = corner_cover.squares
         dark_set = _dark_set(piece_lab, base_bgr, dark_lab, dark_bgr, occ & near & ~covered,
                              ~occ & ~covered, 0.5 * margin, cfg.camouflage_min_squares)
@@ -724,7 +724,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                            ).mean(axis=1) > 0.5
     occluded, _ = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab, piece_labs,
                                    contrast, cfg, light, own_board | shaded,
-                                   (dark_bgr, light_bgr), corner_cover, ~occ | not_glare)
+                                   (dark_bgr, light_bgr), corner_cover, ~occ | not_glare, occ)
 
     # -- kings -----------------------------------------------------------------------------------
     # Which height explains each piece's silhouette, one disc or two (see vision.kings).

@@ -22,7 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from vision.config import VisionConfig
-from vision.geometry import BoardPose
+from vision.geometry import BoardPose, segment_dist2
 from vision.king_samples import KingSamples, build_king_samples
 from vision.light import LightPlan, plan_light
 
@@ -43,6 +43,10 @@ class SquareSamples:
     square_corners: tuple[tuple[int, ...], ...]  # per playable square: its interior corners
     square_px: float  # typical side of a square in pixels
     kings: KingSamples  # where the king stage looks (vision.king_samples)
+    # (C, 2, S) bool: the corner quadrants (as `corner_dark`, `corner_light`) that a piece on
+    # playable square s may hide, leaning over them (see `_hidable`).
+    corner_dark_hidable: np.ndarray
+    corner_light_hidable: np.ndarray
     light_plan: LightPlan  # where the bare-board references are (see vision.light)
     # (x0, y0, x1, y1): the part of the image any of the above reads, with a margin for the
     # blur; a frame is blurred only there.
@@ -188,6 +192,8 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
     base_idx, ref_idx = _flat_index(base_px, image_size), _flat_index(ref_px, image_size)
     probe_idx = _flat_index(probe_px, image_size)
     kings = build_king_samples(pose, side_px, cfg)
+    dark_hidable = _hidable(np.array(dark_pts).reshape(len(corners_list), 2, k, 2), kings, cfg)
+    light_hidable = _hidable(np.array(light_pts).reshape(len(corners_list), 2, k, 2), kings, cfg)
     flat = np.concatenate([a.ravel() for a in (base_idx, ref_idx, frame_idx, probe_idx,
                                                corner_dark, corner_light)])
     xy = np.vstack([np.column_stack([flat % image_size[0], flat // image_size[0]]),
@@ -195,7 +201,25 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
     roi = _region(xy, image_size, margin_px=cfg.blur_px + 2)
     return SquareSamples(n, image_size, tuple(geo_playable), tuple(light), base_idx, ref_idx,
                          frame_idx, probe_idx, tuple(neighbours), corner_dark, corner_light,
-                         square_corners, side_px, kings, light_plan, roi)
+                         square_corners, side_px, kings, dark_hidable, light_hidable,
+                         light_plan, roi)
+
+
+def _hidable(points: np.ndarray, kings: KingSamples, cfg: VisionConfig) -> np.ndarray:
+    """(..., S) bool: of the points (..., K, 2) on the board (squares), some may be hidden by
+    a piece on playable square s: they lie within the silhouette of the tallest stack looked
+    for, standing up to `max_offset_sq` off its square's centre.
+
+    A grid corner's quadrants sit clear of a piece's base, but in an oblique view a king leans
+    away from the camera over the corner beyond it (and a lens not calibrated may make every
+    lean longer, up to the heights measured then)."""
+    tallest = 1.0 if kings.calibrated or not cfg.kings.measure_height \
+        else cfg.kings.height_range[1]
+    lean = kings.lam[:, 1] * tallest  # (S,)
+    reach = cfg.pieces.radius_sq * kings.rho[:, 1] + cfg.max_offset_sq
+    q = points[..., None, :] - kings.centres  # (..., K, S, 2)
+    d2 = segment_dist2(q[..., 0], q[..., 1], lean * kings.away[:, 0], lean * kings.away[:, 1])
+    return (d2 < reach ** 2).any(axis=-2)
 
 
 def _region(xy: np.ndarray, image_size: tuple[int, int], margin_px: int,

@@ -224,6 +224,21 @@ def test_bare_squares_under_a_saturating_glare_spot_are_not_occluded(seed):
 
 
 
+@pytest.mark.parametrize("seed", [7000492, 7000542])
+def test_a_king_leaning_over_the_far_corner_square_is_no_hand(seed):
+    """Evaluation scenes 7000492 and 7000542 (tilt 40-50 deg, no hand): h8, the far corner
+    square, has one grid corner inside the board, and a king on g7, leaning away from the
+    camera, hides it; a square needing only that corner was reported occluded.  A corner a
+    piece beside it may hide says nothing for such a square."""
+    frame, obs = _evaluation_scene(seed)
+    assert frame.occluded == frozenset() and frame.partly_occluded == frozenset()
+    g7, h8 = obs.board.parse_square("g7"), obs.board.parse_square("h8")
+    assert (p := frame.placement.piece_at(g7)) is not None and p.is_king
+    assert frame.placement.piece_at(h8) is not None
+    assert obs.label(h8) == frame.placement.piece_at(h8).value
+    assert obs.occluded == frozenset()
+
+
 @pytest.mark.parametrize("seed", [7006, 9024])
 def test_a_black_man_under_a_saturating_glare_spot_is_read(seed):
     """Evaluation scenes 7006 and 9024: a glare spot drives the grid corners around a black
