@@ -247,7 +247,8 @@ def board_colour(samples_bgr: np.ndarray, chroma_tol: float = 0.035,
 
 def board_colours(dark_samples_bgr: np.ndarray, light_samples_bgr: np.ndarray,
                   min_distance: float = 40.0, beside: np.ndarray | None = None,
-                  min_squares: int = 4) -> tuple[np.ndarray, np.ndarray]:
+                  min_squares: int = 4, max_shared: float = 0.2, min_support: float = 0.25,
+                  ) -> tuple[np.ndarray, np.ndarray]:
     """(dark, light) board colours from samples of the dark (S, K, 3) and of the light
     squares (L, 3).
 
@@ -260,8 +261,27 @@ def board_colours(dark_samples_bgr: np.ndarray, light_samples_bgr: np.ndarray,
     (when at least `min_squares` do): the light model takes both colours as seen in one light,
     so a hard shadow over part of the board must not give it a lit dark colour and a shaded
     light one.  Nor those of the colour of a neighbour: no checker shows there.
+
+    A hand over more than half the light squares wins their vote outright.  It lies over dark
+    squares alike, whose samples (corner patches, clear of any piece) hardly show the light
+    squares' colour (a glare spot may wash a few out to it): a winner that more than
+    `max_shared` of them share, and half as many of them as of the light samples or more, is
+    voted again without it, and the runner-up taken if at least `min_support` of the light
+    samples show it and hardly any dark one does; the dark squares' vote then leaves the
+    hand's colour out too.
+    (A grey-and-white board, whose two colours pass for one in two lights, keeps its winner:
+    no runner-up has the support.)
     """
     light = board_colour(light_samples_bgr)
+    dark_flat = dark_samples_bgr.reshape(-1, 3)
+    hand = None
+    on_dark = float(same_colour_pairs(dark_flat, light).mean())
+    if on_dark > max_shared and on_dark >= 0.5 * float(
+            same_colour_pairs(light_samples_bgr, light).mean()):
+        other = board_colour(light_samples_bgr, avoid_bgr=light)
+        if (float(same_colour_pairs(light_samples_bgr, other).mean()) >= min_support
+                and float(same_colour_pairs(dark_flat, other).mean()) < 0.5 * max_shared):
+            hand, light = light, other
     if beside is not None:
         clear = same_colour_pairs(light_samples_bgr, light, brightness_ratio=1.3)
         own = median(dark_samples_bgr, axis=1)  # (S, 3)
@@ -270,7 +290,7 @@ def board_colours(dark_samples_bgr: np.ndarray, light_samples_bgr: np.ndarray,
         ok = beside.any(axis=1) & (np.bincount(i, ~fine, len(own)) == 0)
         if ok.sum() >= min_squares:
             dark_samples_bgr = dark_samples_bgr[ok]
-    dark = board_colour(dark_samples_bgr)
+    dark = board_colour(dark_samples_bgr, avoid_bgr=hand)
     if float(np.linalg.norm(dark - light)) < min_distance:
         common = 0.5 * (dark + light)
         dark = board_colour(dark_samples_bgr, avoid_bgr=common)

@@ -239,6 +239,16 @@ def test_a_king_leaning_over_the_far_corner_square_is_no_hand(seed):
     assert obs.occluded == frozenset()
 
 
+@pytest.mark.parametrize("seed", [1000769, 1001010])
+def test_the_squares_beside_a_hand_over_most_light_squares_are_read(seed):
+    """Evaluation scenes 1000769 and 1001010: a hand over more than half the light squares was
+    taken for their colour, and every light square it left bare then looked foreign: the
+    squares beside them were reported occluded, eight and more."""
+    frame, obs = _evaluation_scene(seed)
+    assert len(frame.occluded) >= 8
+    assert occupancy_and_colour_errors(frame, obs) == []
+
+
 @pytest.mark.parametrize("seed", [7006, 9024])
 def test_a_black_man_under_a_saturating_glare_spot_is_read(seed):
     """Evaluation scenes 7006 and 9024: a glare spot drives the grid corners around a black

@@ -111,6 +111,35 @@ def test_board_colours_when_a_hand_covers_most_of_both_kinds_of_square():
 
 
 
+def test_board_colours_when_a_hand_covers_most_light_squares_and_fewer_dark_ones():
+    """A hand over 18 of 32 light squares' probes wins the light vote, and as it lies over 12
+    dark squares' corner patches as well it is not the dark vote's, so the two differ and the
+    hand stood as the light colour.  Dark squares' patches never show the light squares'
+    colour: one more than a fifth of them share is voted again without it."""
+    rng = np.random.default_rng(8)
+    light_sq = np.array([180.0, 220.0, 235.0])
+    hand = np.array([95.0, 130.0, 190.0])
+    dark = np.vstack([hand + rng.normal(0, 3, (12, 4, 3)), DARK + rng.normal(0, 2, (20, 4, 3))])
+    light = np.vstack([hand + rng.normal(0, 3, (18, 3)), light_sq + rng.normal(0, 2, (14, 3))])
+    assert np.linalg.norm(board_colour(light) - hand) < 10  # the light vote alone
+    got_dark, got_light = board_colours(dark, light)
+    assert np.linalg.norm(got_light - light_sq) < 5
+    assert np.linalg.norm(got_dark - DARK) < 5
+
+
+def test_a_grey_and_white_board_keeps_its_light_colour_beside_a_hand():
+    """Grey and white pass for one colour in two lights, so every dark patch "shares" the
+    light colour; a small hand over four light squares has too little support to replace it."""
+    rng = np.random.default_rng(9)
+    grey, white = np.array([110.0, 112.0, 115.0]), np.array([225.0, 228.0, 230.0])
+    hand = np.array([95.0, 130.0, 190.0])
+    dark = grey + rng.normal(0, 2, (32, 4, 3))
+    light = np.vstack([hand + rng.normal(0, 3, (4, 3)), white + rng.normal(0, 2, (28, 3))])
+    got_dark, got_light = board_colours(dark, light)
+    assert np.linalg.norm(got_light - white) < 5
+    assert np.linalg.norm(got_dark - grey) < 5
+
+
 def _strip_beside(n: int) -> np.ndarray:
     """(n, n): dark square i of a strip borders light squares i and i + 1 (mod n)."""
     beside = np.zeros((n, n), bool)
