@@ -147,7 +147,8 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
                      light: LocalLight, bare_px: np.ndarray | None = None,
                      board_bgr: tuple[np.ndarray, np.ndarray] | None = None,
                      covered: Cover | None = None, past_glare: np.ndarray | None = None,
-                     occupied: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                     occupied: np.ndarray | None = None, probe_glare: np.ndarray | None = None,
+                     ) -> tuple[np.ndarray, np.ndarray]:
     """(occluded per playable square, foreign share of its centre).
 
     `base_lab` (S, P, 3) and `probe_lab` (L, Q, 3) are light-corrected Lab samples;
@@ -159,7 +160,8 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
     than the bare dark square (glare only adds light).
     Under glare that washed out their grid corners (`Cover.washed_only`) that reading stands
     (a piece's wall and shadow show through glare); any other piece guessed at there is still
-    not reported.
+    not reported.  `probe_glare` (L, Q), where given, marks light-square samples washed out by
+    glare: never foreign.
     """
     foreign_px = _foreign(base_lab, [dark_lab, *piece_labs], contrast, cfg.foreign_contrast)
     if bare_px is not None:
@@ -178,8 +180,10 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
     if lit.any():
         foreign_px[lit] &= ~_lit_piece(base_lab[lit], piece_labs)
     base_foreign = foreign_px.mean(axis=1)
-    light_foreign = _foreign(probe_lab, [light_lab], contrast,
-                             cfg.foreign_contrast).mean(axis=1) > 0.5
+    probe_foreign = _foreign(probe_lab, [light_lab], contrast, cfg.foreign_contrast)
+    if probe_glare is not None:
+        probe_foreign &= ~probe_glare
+    light_foreign = probe_foreign.mean(axis=1) > 0.5
     occluded = base_foreign > cfg.foreign_share
     if covered is None:
         covered = covered_squares(flat, s, contrast, cfg, light, board_bgr, occupied)

@@ -199,6 +199,9 @@ _COLOURED_SQUARE = 30.0
 # A colour this far (in BGR levels, or this share of its own size) from every gain * the bare
 # dark square + a grey veil is no glare over that square (see classify's occlusion step).
 _VEIL_MISS_PX = 12.0
+_CLIPPED = 250.0  # every channel at least this: at the sensor's limit
+_VEIL_MIN = 0.15  # a veil of glare adds at least this share of the light colour's brightness
+_BRIGHTER = 1.1  # ... and leaves the colour at least this much brighter
 _VEIL_MISS = 0.1
 
 
@@ -702,7 +705,15 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
 
     # -- occlusion -------------------------------------------------------------------------------
     # Light squares take the light correction of the playable squares around them.
-    probe_px_lab = _to_lab(light.correct_light(probe_raw))
+    probe_fixed = light.correct_light(probe_raw)
+    probe_px_lab = _to_lab(probe_fixed)
+    # Glare may wash a light square out towards white, its hue with it: more light (a grey
+    # veil over the light colour, or clipped), no hand (which brings no light of its own).
+    g_p, v_p, miss_p = _veil_fit(probe_fixed, light_bgr)
+    glare_probe = (probe_raw.min(axis=-1) >= _CLIPPED) | (
+        (g_p >= 0.5) & (v_p >= _VEIL_MIN * float(np.mean(light_bgr)))
+        & (channel_sum(probe_fixed) >= _BRIGHTER * float(np.sum(light_bgr)))
+        & (miss_p <= np.maximum(_VEIL_MISS_PX, _VEIL_MISS * np.linalg.norm(probe_fixed, axis=-1))))
     piece_labs = [c for c in (white_lab, black_lab) if c is not None] + other_labs
     # A darker shade of a known colour (a piece's wall turned from the light, its shadow) is
     # not foreign either.
@@ -724,7 +735,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                            ).mean(axis=1) > 0.5
     occluded, _ = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab, piece_labs,
                                    contrast, cfg, light, own_board | shaded,
-                                   (dark_bgr, light_bgr), corner_cover, ~occ | not_glare, occ)
+                                   (dark_bgr, light_bgr), corner_cover, ~occ | not_glare, occ,
+                                   glare_probe)
 
     # -- kings -----------------------------------------------------------------------------------
     # Which height explains each piece's silhouette, one disc or two (see vision.kings).
