@@ -268,9 +268,8 @@ def board_colours(dark_samples_bgr: np.ndarray, light_samples_bgr: np.ndarray,
     `max_shared` of them share, and half as many of them as of the light samples or more, is
     voted again without it, and the runner-up taken if at least `min_support` of the light
     samples show it and hardly any dark one does; the dark squares' vote then leaves the
-    hand's colour out too.
-    (A grey-and-white board, whose two colours pass for one in two lights, keeps its winner:
-    no runner-up has the support.)
+    hand's colour out too.  (A grey-and-white board, whose two colours pass for one in two
+    lights, keeps its winner: no runner-up has the support.)
     """
     light = board_colour(light_samples_bgr)
     dark_flat = dark_samples_bgr.reshape(-1, 3)

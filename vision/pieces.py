@@ -199,10 +199,13 @@ _COLOURED_SQUARE = 30.0
 # A colour this far (in BGR levels, or this share of its own size) from every gain * the bare
 # dark square + a grey veil is no glare over that square (see classify's occlusion step).
 _VEIL_MISS_PX = 12.0
-_CLIPPED = 250.0  # every channel at least this: at the sensor's limit
-_VEIL_MIN = 0.15  # a veil of glare adds at least this share of the light colour's brightness
-_BRIGHTER = 1.1  # ... and leaves the colour at least this much brighter
 _VEIL_MISS = 0.1
+# A light square's sample washed out by glare (classify's occlusion step): every channel at
+# the sensor's limit, or a grey veil of at least `_VEIL_MIN` of the light colour's brightness
+# that leaves it at least `_BRIGHTER` times as bright.
+_CLIPPED = 250.0
+_VEIL_MIN = 0.15
+_BRIGHTER = 1.1
 
 
 def _set_distance(x: np.ndarray, c: np.ndarray) -> np.ndarray:
