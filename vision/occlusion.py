@@ -114,11 +114,11 @@ def covered_squares(flat: np.ndarray, s: SquareSamples, contrast: float, cfg: Vi
     corners = s.corner_incidence  # (S, C)
     n_corners = corners.sum(axis=1)
     hidden_at = corners & ~visible
+    need = np.minimum(cfg.hidden_corners, n_corners)
     few = n_corners < cfg.hidden_corners
     if occupied is not None and occupied.any() and few.any():
         # (Only pieces whose own corners show: one under a hand may be the hand.)
-        need_all = np.minimum(cfg.hidden_corners, n_corners)
-        piece = occupied & ~((n_corners > 0) & (hidden_at.sum(axis=1) >= need_all))
+        piece = occupied & ~((n_corners > 0) & (hidden_at.sum(axis=1) >= need))
         dark_free = ~(s.corner_dark_hidable & piece).any(axis=2)  # (C, 2)
         light_free = ~(s.corner_light_hidable & piece).any(axis=2)
         judged = (dark_free[:, :, None] & light_free[:, None, :]).any(axis=(1, 2))
@@ -134,7 +134,6 @@ def covered_squares(flat: np.ndarray, s: SquareSamples, contrast: float, cfg: Vi
         usual = float(median(light.corner_gain, axis=0)) * float(np.mean(board_bgr[1]))
         washed |= raw.mean(axis=(1, 2)) > usual
     hidden_under = hidden_at & ~washed[None, :]
-    need = np.minimum(cfg.hidden_corners, n_corners)
     covered = (n_corners > 0) & (hidden >= need)
     return Cover(covered, hidden_under,
                  covered & ((hidden_at & ~saturated[None, :]).sum(axis=1) < need))
