@@ -171,6 +171,19 @@ class VisionConfig:
     hidden_corners: int = 2
     washed_out_level: float = 200.0  # four quadrants this bright at a corner: washed out by light
     foreign_share: float = 0.3  # of a square's centre that must be foreign to call it hidden
+    # A light "piece" glare may have made (vision.soft_edges), under a veil of at least
+    # `glare_edge_veil` levels, is the glare's soft fall-off over a bare square when its edges
+    # are less than `glare_edge_share` as sharp as the median piece's and below
+    # `glare_edge_max` outright, over a brightness span of at least `glare_edge_span` levels
+    # (edges read within `glare_edge_inside_sq` of the square's middle, short of the grid
+    # lines; only with `glare_edge_min_pieces` pieces in view to compare with).
+    glare_edge_veil: float = 5.0
+    glare_edge_share: float = 0.55
+    glare_edge_max: float = 0.12
+    glare_edge_span: float = 12.0
+    glare_edge_inside_sq: float = 0.45
+    glare_edge_min_pieces: int = 4
+    glare_edge_confidence: float = 0.6  # what such a square's reading (empty) is worth
     # Automatic localisation.
     locate_max_side_px: int = 640
 

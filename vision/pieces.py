@@ -30,6 +30,7 @@ from vision.kings import _ray_distance, _ray_distance_rows, read_kings
 from vision.light import board_colours, fit_veil, local_light
 from vision.occlusion import covered_squares, occluded_squares
 from vision.sampling import SquareSamples
+from vision.soft_edges import soft_glare
 from vision.stats import channel_sum, median
 
 EMPTY, WHITE_MAN, BLACK_MAN, WHITE_KING, BLACK_KING, OCCLUDED = range(6)
@@ -740,6 +741,16 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                                    contrast, cfg, light, own_board | shaded,
                                    (dark_bgr, light_bgr), corner_cover, ~occ | not_glare, occ,
                                    glare_probe)
+    # A light "piece" in a glare veil with no sharp edge is the glare's fall-off over a bare
+    # square (vision.soft_edges).
+    maybe_glare = occ & ~not_glare & ~occluded & (light.offset.mean(axis=1) >= cfg.glare_edge_veil)
+    if covered is not None:
+        maybe_glare &= ~covered  # (a hand's edge is no glare)
+    soft = soft_glare(image_bgr, s.kings, occ & ~occluded, maybe_glare, cfg)
+    if soft.any():
+        occ &= ~soft
+        conf[soft] = cfg.glare_edge_confidence
+        idx = np.flatnonzero(occ)
 
     # -- kings -----------------------------------------------------------------------------------
     # Which height explains each piece's silhouette, one disc or two (see vision.kings).
@@ -771,7 +782,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         trace.update(light=light, dark_bgr=dark_bgr, light_bgr=light_bgr, share=share,
                      base_bgr=base_bgr, occ=occ, threshold=threshold, spread=spread,
                      white_lab=white_lab, black_lab=black_lab, piece_lab=piece_lab,
-                     occluded=occluded, own_ok=own_ok, own_share=own_board.mean(axis=1))
+                     occluded=occluded, own_ok=own_ok, soft=soft, own_share=own_board.mean(axis=1))
     for i in range(n):
         if occluded[i]:
             labels[i] = OCCLUDED

@@ -40,3 +40,22 @@ def test_a_sharp_glare_spot_on_an_empty_square_reads_empty(seed: int) -> None:
     obs = observer.observe(frame.image)
     assert occupancy_and_colour_errors(frame, obs) == []
     assert obs.board.piece_at(sq) is None and sq not in obs.occluded
+
+
+@pytest.mark.parametrize("seed", [310, 311, 324])
+def test_a_glare_spot_that_whitens_an_empty_square_is_no_piece(seed: int) -> None:
+    """A stronger spot (sigma 20 mm, 0.8, a 20 deg view) whitens the square's middle: its
+    colour is then a light piece's, and its corners no longer tell (these were read as a king).
+    A piece's silhouette is a sharp step, the spot's fall-off is not (vision.soft_edges)."""
+    scene, _, rng = scene_and_board(seed, tilt=20.0)
+    board = BaseBoard.starting(VARIANT)
+    sq = board.parse_square(SPOTS[seed % len(SPOTS)])
+    x_mm, y_mm = World(SPEC).square_center_mm(*board.geometry.coords[sq])
+    light = replace(scene.light, glare=(x_mm, y_mm, 20.0, 0.8))
+    frame = render(sample_world(rng, board, SPEC, max_offset_mm=2.0), replace(scene, light=light),
+                   VARIANT, seed=seed)
+    observer = BoardObserver(VARIANT, calibration=Calibration(camera=frame.intrinsics),
+                             corners_px=frame.corners_px)
+    obs = observer.observe(frame.image)
+    assert obs.board.piece_at(sq) is None and sq not in obs.occluded
+    assert occupancy_and_colour_errors(frame, obs) == []

@@ -418,3 +418,14 @@ def test_bare_squares_in_uneven_light_are_not_a_hidden_set(seed):
     assert [obs.board.square_name(sq) for sq in frame.placement.squares
             if sq not in frame.occluded and frame.placement.piece_at(sq) is None
             and obs.label(sq) not in ("empty", "occluded")] == []
+
+
+@pytest.mark.parametrize("seed", [7000295, 1000146])
+def test_a_glare_spot_over_bare_squares_is_no_piece(seed):
+    """Evaluation scenes 7000295 (10x10) and 1000146: a glare spot whitens bare dark squares
+    to a light set's colour, and they were read as white men or kings (three and one).  A
+    piece's silhouette is a sharp step; the spot fades over many pixels (vision.soft_edges)."""
+    frame, obs = _evaluation_scene(seed)
+    assert frame.occluded == frozenset()
+    bare = [sq for sq in frame.placement.squares if frame.placement.piece_at(sq) is None]
+    assert [obs.board.square_name(sq) for sq in bare if obs.label(sq) != "empty"] == []
