@@ -189,6 +189,7 @@ def _hue_sets(x: np.ndarray, min_apart: float = 12.0, spreads: float = 3.0, iter
 # lightness counting half (two sets that differ only in lightness still differ).
 _SET_METRIC = np.array([0.5, 1.0, 1.0], np.float32)
 _DARKEST_SET_BGR = 8.0  # a set's colour is kept at least this (a dark grey), see classify
+_SET_IN_GLARE = 10.0  # a set whose median piece has this veil (levels) is in glare, see classify
 # A colour this near (share of its own size) a lighter shade of the bare square (these gains)
 # is that square under light the model did not follow, not a piece set's colour (see
 # _piece_sets).  (Not a darker or equal one: a black man on a black square is that.)
@@ -550,6 +551,10 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     # Each square's colour where not bare board (BGR, light-corrected).
     n_not_board = not_board.sum(axis=1)
     own = (base_all * not_board[..., None]).sum(axis=1) / np.maximum(n_not_board, 1)[:, None]
+    # A glare veil is light the board reflects: a piece standing in it does not carry it, so a
+    # piece's pixels are also read corrected for the light's gain alone.
+    gain_only = raw_base / light.base_gain[..., None]
+    own_gain = (gain_only * not_board[..., None]).sum(axis=1) / np.maximum(n_not_board, 1)[:, None]
 
     # -- colour sets -----------------------------------------------------------------------------
     labels = np.full(n, EMPTY)
@@ -652,6 +657,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
             np.linalg.norm(piece_lab - black_lab, axis=1)
         # (Each piece's colour: `own`, the mean of its pixels that are not bare board.)
         centres = []
+        centres_gain = []  # (the same under the light's gain alone, for sets in a glare veil)
         for group in (first_white, ~first_white):
             members = idx[group[idx]]
             if covered is not None and (~covered[members]).any():
@@ -660,19 +666,23 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                 # (The light correction may push a black set below zero, where a shade of
                 # it is no longer a colour: keep it a dark grey at least.)
                 centres.append(np.maximum(median(own[members], axis=0), _DARKEST_SET_BGR))
+                if float(median(light.offset[members].mean(axis=1), axis=0)) >= _SET_IN_GLARE:
+                    # (A set in a glare veil, corrected for it, may be below zero and clamped
+                    # to a grey that no shade of the set matches; its colour under the gain
+                    # alone, which it keeps if it does not carry the veil, is that set too.)
+                    centres_gain.append(np.maximum(median(own_gain[members], axis=0),
+                                                   _DARKEST_SET_BGR))
             elif hidden_bgr is not None and not (camo.any() and np.linalg.norm(
                     _to_lab(hidden_bgr[None])[0] - dark_lab) < threshold):
                 # (A camouflaged set within the bare squares' own stray of their colour would
                 # claim every bare square: its pieces are the ones found as a set, no more.)
                 centres.append(np.maximum(hidden_bgr, _DARKEST_SET_BGR))
         d_board = _ray_distance(base_bgr_px, dark_bgr, *_board_shade_range(centres, dark_bgr))
-        # A glare veil is light the board reflects: a piece standing in it does not carry it,
-        # so a piece's pixel is also judged by the light's gain alone.
-        gain_only = raw_base / light.base_gain[..., None]
+        # (A piece's pixel is also judged by the light's gain alone, `gain_only`.)
         d_full = np.min([_ray_distance(base_bgr_px, c, *_shade_range(c, dark_bgr))
                          for c in centres], axis=0)
         d_gain = np.min([_ray_distance(gain_only, c, *_shade_range(c, dark_bgr))
-                         for c in centres], axis=0)
+                         for c in centres + centres_gain], axis=0)
         d_piece = np.minimum(d_full, d_gain)
         # (and its colour is the one that matched)
         base_bgr_px = np.where((d_gain < d_full)[..., None], gain_only, base_bgr_px)
