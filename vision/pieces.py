@@ -30,7 +30,7 @@ from vision.kings import _ray_distance, _ray_distance_rows, read_kings
 from vision.light import board_colours, fit_veil, local_light
 from vision.occlusion import covered_squares, occluded_squares
 from vision.sampling import SquareSamples
-from vision.soft_edges import soft_glare
+from vision.soft_edges import bigger_than_a_piece, soft_glare
 from vision.stats import channel_sum, median
 
 EMPTY, WHITE_MAN, BLACK_MAN, WHITE_KING, BLACK_KING, OCCLUDED = range(6)
@@ -785,8 +785,17 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                                              is_white[seen].astype(int), cfg, trusted, occ)
         king[seen] = k_is
         king_conf[seen] = k_conf
-        # Bigger than any piece: something over the square, not reported as a piece.
-        occluded[seen[unlike]] = True
+        # Bigger than any piece: something over the square, not reported as a piece; unless
+        # its edges say a glare spot over a bare square, or a piece (vision.soft_edges).
+        free = np.ones(len(seen), bool) if covered is None else ~covered[seen]
+        diagonal = s.kings.diagonal[seen]
+        hidden = occluded if covered is None else occluded | covered
+        beside = ((diagonal >= 0) & hidden[np.maximum(diagonal, 0)]).any(axis=1)
+        bare, piece = bigger_than_a_piece(image_bgr, s.kings, seen, unlike,
+                                          light.offset[seen].mean(axis=1), free, beside, cfg)
+        occ[seen[bare]] = False
+        conf[seen[bare]] = cfg.glare_edge_confidence
+        occluded[seen[unlike & ~bare & ~piece]] = True
 
     if trace is not None:
         trace.update(light=light, dark_bgr=dark_bgr, light_bgr=light_bgr, share=share,

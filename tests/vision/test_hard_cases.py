@@ -439,3 +439,25 @@ def test_a_dark_set_under_a_glare_veil_is_seen(seed):
     bare squares (four and two).  The set's colour under the light's gain alone is the set too."""
     frame, obs = _evaluation_scene(seed)
     assert occupancy_and_colour_errors(frame, obs) == []
+
+
+@pytest.mark.parametrize("seed", [1000499, 1000858, 1000136])
+def test_a_white_man_amid_surroundings_that_look_like_it_is_read(seed):
+    """Evaluation scenes 1000499, 1000858 (in glare) and 1000136 (between white squares): the
+    board around a white man looks like the man on most sides, so the king stage found it
+    bigger than any piece and it was reported occluded.  Its silhouette is a sharp step of
+    high contrast and nothing beside it is hidden: a piece (vision.soft_edges)."""
+    frame, obs = _evaluation_scene(seed)
+    assert frame.occluded == frozenset() and frame.partly_occluded == frozenset()
+    assert obs.occluded == frozenset()
+    assert occupancy_and_colour_errors(frame, obs) == []
+
+
+@pytest.mark.parametrize("seed", [1000018, 1001069])
+def test_a_glare_spot_bigger_than_a_piece_over_a_bare_square_is_bare(seed):
+    """Evaluation scenes 1000018 and 1001069: a glare spot over a bare square, bigger than any
+    piece, was reported occluded.  Its edges fade over many pixels: a bare square."""
+    frame, obs = _evaluation_scene(seed)
+    assert frame.occluded == frozenset() and frame.partly_occluded == frozenset()
+    assert obs.occluded == frozenset()
+    assert occupancy_and_colour_errors(frame, obs) == []

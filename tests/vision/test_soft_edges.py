@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from vision.config import VisionConfig
-from vision.soft_edges import edge_sharpness, soft_glare
+from vision.soft_edges import bigger_than_a_piece, edge_sharpness, soft_glare
 
 SQUARE_PX = 50
 U = np.linspace(-0.5, 0.5, SQUARE_PX + 1)  # one sample a pixel across a square
@@ -68,3 +68,27 @@ def test_nothing_is_judged_without_pieces_to_compare_with():
     maybe = np.zeros(len(CENTRES), bool)
     maybe[SPOT] = True
     assert not soft_glare(_image(), ks, pieces, maybe, VisionConfig()).any()
+
+
+def test_of_two_things_bigger_than_a_piece_the_soft_one_is_glare_the_sharp_one_a_piece():
+    ks = SimpleNamespace(across_xy=_lines(), u=U)
+    seen = np.arange(len(CENTRES))
+    unlike = np.zeros(len(CENTRES), bool)
+    unlike[[0, SPOT]] = True
+    veil = np.full(len(CENTRES), 20.0)
+    free = np.ones(len(CENTRES), bool)
+    nothing_beside = np.zeros(len(CENTRES), bool)
+    bare, piece = bigger_than_a_piece(_image(), ks, seen, unlike, veil, free, nothing_beside,
+                                      VisionConfig())
+    assert np.flatnonzero(bare).tolist() == [SPOT]
+    assert np.flatnonzero(piece).tolist() == [0]
+    # Beside a hidden square a sharp edge may be a finger's: left to the occlusion.
+    hand_beside = nothing_beside.copy()
+    hand_beside[0] = True
+    _, piece = bigger_than_a_piece(_image(), ks, seen, unlike, veil, free, hand_beside,
+                                   VisionConfig())
+    assert not piece.any()
+    # Without a glare veil a soft spot is not taken for glare either.
+    bare, _ = bigger_than_a_piece(_image(), ks, seen, unlike, np.zeros(len(CENTRES)), free,
+                                  nothing_beside, VisionConfig())
+    assert not bare.any()
