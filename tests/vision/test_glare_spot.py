@@ -24,20 +24,25 @@ from .scenes import SPEC, VARIANT, occupancy_and_colour_errors, scene_and_board
 SPOTS = ("a5", "c5", "e5", "d4", "f4", "h4")
 
 
-@pytest.mark.parametrize("seed", [201, 202, 203, 204, 205, 206])
-def test_a_sharp_glare_spot_on_an_empty_square_reads_empty(seed: int) -> None:
-    scene, _, rng = scene_and_board(seed, tilt=35.0)
+def _spot_on_empty_square(seed: int, tilt_deg: float, sigma_mm: float, strength: float):
+    """(frame, observation, square): the start position seen at `tilt_deg`, a glare spot
+    centred on one empty dark square (which, by the seed)."""
+    scene, _, rng = scene_and_board(seed, tilt=tilt_deg)
     board = BaseBoard.starting(VARIANT)
-    name = SPOTS[seed % len(SPOTS)]
-    sq = board.parse_square(name)
+    sq = board.parse_square(SPOTS[seed % len(SPOTS)])
     x_mm, y_mm = World(SPEC).square_center_mm(*board.geometry.coords[sq])
-    # sigma 18 mm under a 40 mm square; strong, but below the sensor's clipping on most boards.
-    light = replace(scene.light, glare=(x_mm, y_mm, 18.0, 0.45))
+    light = replace(scene.light, glare=(x_mm, y_mm, sigma_mm, strength))
     frame = render(sample_world(rng, board, SPEC, max_offset_mm=2.0), replace(scene, light=light),
                    VARIANT, seed=seed)
     observer = BoardObserver(VARIANT, calibration=Calibration(camera=frame.intrinsics),
                              corners_px=frame.corners_px)
-    obs = observer.observe(frame.image)
+    return frame, observer.observe(frame.image), sq
+
+
+@pytest.mark.parametrize("seed", [201, 202, 203, 204, 205, 206])
+def test_a_sharp_glare_spot_on_an_empty_square_reads_empty(seed: int) -> None:
+    # sigma 18 mm under a 40 mm square; strong, but below the sensor's clipping on most boards.
+    frame, obs, sq = _spot_on_empty_square(seed, 35.0, 18.0, 0.45)
     assert occupancy_and_colour_errors(frame, obs) == []
     assert obs.board.piece_at(sq) is None and sq not in obs.occluded
 
@@ -47,15 +52,6 @@ def test_a_glare_spot_that_whitens_an_empty_square_is_no_piece(seed: int) -> Non
     """A stronger spot (sigma 20 mm, 0.8, a 20 deg view) whitens the square's middle: its
     colour is then a light piece's, and its corners no longer tell (these were read as a king).
     A piece's silhouette is a sharp step, the spot's fall-off is not (vision.soft_edges)."""
-    scene, _, rng = scene_and_board(seed, tilt=20.0)
-    board = BaseBoard.starting(VARIANT)
-    sq = board.parse_square(SPOTS[seed % len(SPOTS)])
-    x_mm, y_mm = World(SPEC).square_center_mm(*board.geometry.coords[sq])
-    light = replace(scene.light, glare=(x_mm, y_mm, 20.0, 0.8))
-    frame = render(sample_world(rng, board, SPEC, max_offset_mm=2.0), replace(scene, light=light),
-                   VARIANT, seed=seed)
-    observer = BoardObserver(VARIANT, calibration=Calibration(camera=frame.intrinsics),
-                             corners_px=frame.corners_px)
-    obs = observer.observe(frame.image)
+    frame, obs, sq = _spot_on_empty_square(seed, 20.0, 20.0, 0.8)
     assert obs.board.piece_at(sq) is None and sq not in obs.occluded
     assert occupancy_and_colour_errors(frame, obs) == []
