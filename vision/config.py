@@ -184,12 +184,12 @@ class VisionConfig:
     glare_edge_inside_sq: float = 0.45
     glare_edge_min_pieces: int = 4
     glare_edge_confidence: float = 0.6  # what such a square's reading (empty) is worth
-    # What the king stage found bigger than any piece (vision.soft_edges.bigger_than_a_piece):
+    # A square to be reported occluded for glare's sake (vision.soft_edges.settle_by_edges):
     # a glare spot when less than this share as sharp as the median piece, a piece when this
     # share as sharp or more over a span of this many levels.
-    unlike_soft_share: float = 0.6
-    unlike_sharp_share: float = 0.9
-    unlike_sharp_span: float = 60.0
+    edge_soft_share: float = 0.6
+    edge_sharp_share: float = 0.9
+    edge_sharp_span: float = 60.0
     # Automatic localisation.
     locate_max_side_px: int = 640
 

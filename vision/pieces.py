@@ -30,7 +30,7 @@ from vision.kings import _ray_distance, _ray_distance_rows, read_kings
 from vision.light import board_colours, fit_veil, local_light
 from vision.occlusion import covered_squares, occluded_squares
 from vision.sampling import SquareSamples
-from vision.soft_edges import bigger_than_a_piece, soft_glare
+from vision.soft_edges import settle_by_edges, soft_glare
 from vision.stats import channel_sum, median
 
 EMPTY, WHITE_MAN, BLACK_MAN, WHITE_KING, BLACK_KING, OCCLUDED = range(6)
@@ -208,6 +208,12 @@ _VEIL_MISS = 0.1
 _CLIPPED = 250.0
 _VEIL_MIN = 0.15
 _BRIGHTER = 1.1
+
+
+def _beside(diagonal: np.ndarray, hidden: np.ndarray) -> np.ndarray:
+    """(N,) bool: whether any of the squares diagonally beside each of N squares (`diagonal`,
+    (N, 4) internal indices, -1 off the board) is `hidden` (S,)."""
+    return ((diagonal >= 0) & hidden[np.maximum(diagonal, 0)]).any(axis=1)
 
 
 def _set_distance(x: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -747,10 +753,26 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         not_glare[occ] |= (np.isfinite(veil_miss) & (veil_miss > np.maximum(
             _VEIL_MISS_PX, _VEIL_MISS * np.linalg.norm(raw_base[occ], axis=-1)))
                            ).mean(axis=1) > 0.5
-    occluded, _ = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab, piece_labs,
-                                   contrast, cfg, light, own_board | shaded,
-                                   (dark_bgr, light_bgr), corner_cover, ~occ | not_glare, occ,
-                                   glare_probe)
+    occluded, foreign = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab,
+                                         piece_labs, contrast, cfg, light, own_board | shaded,
+                                         (dark_bgr, light_bgr), corner_cover, ~occ | not_glare,
+                                         occ, glare_probe)
+    if corner_cover is not None:
+        # A light "piece" covered only through grid corners glare washed out: its edges say
+        # whether it is one, or the glare over a bare square (vision.soft_edges).
+        washed = occluded & occ & corner_cover.squares & corner_cover.washed_only \
+            & (foreign <= cfg.foreign_share)
+        if washed.any():
+            seen = np.flatnonzero(occ)
+            hand = corner_cover.squares & ~corner_cover.washed_only
+            bare, piece = settle_by_edges(image_bgr, s.kings, seen, washed[seen],
+                                          light.offset[seen].mean(axis=1),
+                                          np.ones(len(seen), bool),
+                                          _beside(s.kings.diagonal[seen], hand), cfg)
+            occ[seen[bare]] = False
+            conf[seen[bare]] = cfg.glare_edge_confidence
+            occluded[seen[bare | piece]] = False
+            idx = np.flatnonzero(occ)
     # A light "piece" in a glare veil with no sharp edge is the glare's fall-off over a bare
     # square (vision.soft_edges).
     maybe_glare = occ & ~not_glare & ~occluded & (light.offset.mean(axis=1) >= cfg.glare_edge_veil)
@@ -788,11 +810,10 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         # Bigger than any piece: something over the square, not reported as a piece; unless
         # its edges say a glare spot over a bare square, or a piece (vision.soft_edges).
         free = np.ones(len(seen), bool) if covered is None else ~covered[seen]
-        diagonal = s.kings.diagonal[seen]
         hidden = occluded if covered is None else occluded | covered
-        beside = ((diagonal >= 0) & hidden[np.maximum(diagonal, 0)]).any(axis=1)
-        bare, piece = bigger_than_a_piece(image_bgr, s.kings, seen, unlike,
-                                          light.offset[seen].mean(axis=1), free, beside, cfg)
+        bare, piece = settle_by_edges(image_bgr, s.kings, seen, unlike,
+                                      light.offset[seen].mean(axis=1), free,
+                                      _beside(s.kings.diagonal[seen], hidden), cfg)
         occ[seen[bare]] = False
         conf[seen[bare]] = cfg.glare_edge_confidence
         occluded[seen[unlike & ~bare & ~piece]] = True

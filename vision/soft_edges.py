@@ -7,11 +7,12 @@ pixel or two wide, while glare fades over many pixels.  Each square's sharpness 
 against the pieces of the same image, so a soft lens or a blurred photograph, which soften every
 edge alike, do not empty the board.
 
-The same measure settles what the king stage found bigger than any piece (its surroundings
-look like the piece: vision.kings.unlike_a_piece), which would otherwise be reported
-occluded: a soft glare spot is a bare square, and a sharp silhouette of high contrast with no
-hand beside it is a piece whose surroundings only look like it (a white man between white
-squares, or in glare).
+The same measure settles squares that would otherwise be reported occluded for glare's sake:
+what the king stage found bigger than any piece (its surroundings look like the piece:
+vision.kings.unlike_a_piece), and a light "piece" whose grid corners glare washed out.  A
+soft glare spot there is a bare square, and a sharp silhouette of high contrast with no hand
+beside it is a piece whose surroundings only look like it (a white man between white squares,
+or in glare).
 """
 
 from __future__ import annotations
@@ -54,26 +55,26 @@ def soft_glare(image_bgr: np.ndarray, ks: KingSamples, pieces: np.ndarray, maybe
     return soft
 
 
-def bigger_than_a_piece(image_bgr: np.ndarray, ks: KingSamples, seen: np.ndarray,
-                        unlike: np.ndarray, veil: np.ndarray, free: np.ndarray,
-                        beside_cover: np.ndarray, cfg: VisionConfig,
-                        ) -> tuple[np.ndarray, np.ndarray]:
+def settle_by_edges(image_bgr: np.ndarray, ks: KingSamples, seen: np.ndarray,
+                    doubtful: np.ndarray, veil: np.ndarray, free: np.ndarray,
+                    beside_cover: np.ndarray, cfg: VisionConfig,
+                    ) -> tuple[np.ndarray, np.ndarray]:
     """(bare, piece), both over `seen` (the squares read as pieces, internal order), for those
-    of them `unlike` a piece (bigger than any): `bare` is a glare spot's soft fall-off (under
-    a veil `veil` of at least `cfg.glare_edge_veil` levels, edges less than
-    `cfg.unlike_soft_share` as sharp as the median piece's, span as in `soft_glare`); `piece`
-    a silhouette at least `cfg.unlike_sharp_share` as sharp over a span of
-    `cfg.unlike_sharp_span` levels or more, where no square diagonally beside it is hidden
+    of them `doubtful` (to be reported occluded for glare's sake): `bare` is a glare spot's
+    soft fall-off (under a veil `veil` of at least `cfg.glare_edge_veil` levels, edges less
+    than `cfg.edge_soft_share` as sharp as the median piece's, span as in `soft_glare`);
+    `piece` a silhouette at least `cfg.edge_sharp_share` as sharp over a span of
+    `cfg.edge_sharp_span` levels or more, where no square diagonally beside it is hidden
     (`beside_cover`: a hand's fingers have sharp edges too).  Only squares `free` of a hand
     over their grid corners are either."""
     none = np.zeros(len(seen), bool)
-    if not unlike.any():
+    if not doubtful.any():
         return none, none
     sharp, span = edge_sharpness(image_bgr, ks, seen, cfg.glare_edge_inside_sq)
     share = sharp / max(float(median(sharp, axis=0)), 1e-6)
-    candidates = unlike & free
+    candidates = doubtful & free
     bare = candidates & (veil >= cfg.glare_edge_veil) & (span >= cfg.glare_edge_span) \
-        & (share < cfg.unlike_soft_share)
-    piece = candidates & ~beside_cover & (span >= cfg.unlike_sharp_span) \
-        & (share >= cfg.unlike_sharp_share)
+        & (share < cfg.edge_soft_share)
+    piece = candidates & ~beside_cover & (span >= cfg.edge_sharp_span) \
+        & (share >= cfg.edge_sharp_share)
     return bare, piece

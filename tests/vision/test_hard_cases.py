@@ -461,3 +461,15 @@ def test_a_glare_spot_bigger_than_a_piece_over_a_bare_square_is_bare(seed):
     assert frame.occluded == frozenset() and frame.partly_occluded == frozenset()
     assert obs.occluded == frozenset()
     assert occupancy_and_colour_errors(frame, obs) == []
+
+
+@pytest.mark.parametrize("seed", [1000247, 1001413])
+def test_a_square_whose_grid_corners_glare_washed_out_is_read_by_its_edges(seed):
+    """Evaluation scenes 1000247 (a bare square) and 1001413 (a white man): glare drove the
+    square's grid corners to the sensor's limit, and what stood there looked like a light piece,
+    so it was reported occluded.  Its edges tell: the glare's soft fall-off is a bare square, a
+    sharp silhouette of high contrast a piece (vision.soft_edges)."""
+    frame, obs = _evaluation_scene(seed)
+    assert frame.occluded == frozenset() and frame.partly_occluded == frozenset()
+    assert obs.occluded == frozenset()
+    assert occupancy_and_colour_errors(frame, obs) == []

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from vision.config import VisionConfig
-from vision.soft_edges import bigger_than_a_piece, edge_sharpness, soft_glare
+from vision.soft_edges import edge_sharpness, settle_by_edges, soft_glare
 
 SQUARE_PX = 50
 U = np.linspace(-0.5, 0.5, SQUARE_PX + 1)  # one sample a pixel across a square
@@ -70,7 +70,7 @@ def test_nothing_is_judged_without_pieces_to_compare_with():
     assert not soft_glare(_image(), ks, pieces, maybe, VisionConfig()).any()
 
 
-def test_of_two_things_bigger_than_a_piece_the_soft_one_is_glare_the_sharp_one_a_piece():
+def test_of_two_things_settle_by_edges_the_soft_one_is_glare_the_sharp_one_a_piece():
     ks = SimpleNamespace(across_xy=_lines(), u=U)
     seen = np.arange(len(CENTRES))
     unlike = np.zeros(len(CENTRES), bool)
@@ -78,17 +78,17 @@ def test_of_two_things_bigger_than_a_piece_the_soft_one_is_glare_the_sharp_one_a
     veil = np.full(len(CENTRES), 20.0)
     free = np.ones(len(CENTRES), bool)
     nothing_beside = np.zeros(len(CENTRES), bool)
-    bare, piece = bigger_than_a_piece(_image(), ks, seen, unlike, veil, free, nothing_beside,
+    bare, piece = settle_by_edges(_image(), ks, seen, unlike, veil, free, nothing_beside,
                                       VisionConfig())
     assert np.flatnonzero(bare).tolist() == [SPOT]
     assert np.flatnonzero(piece).tolist() == [0]
     # Beside a hidden square a sharp edge may be a finger's: left to the occlusion.
     hand_beside = nothing_beside.copy()
     hand_beside[0] = True
-    _, piece = bigger_than_a_piece(_image(), ks, seen, unlike, veil, free, hand_beside,
+    _, piece = settle_by_edges(_image(), ks, seen, unlike, veil, free, hand_beside,
                                    VisionConfig())
     assert not piece.any()
     # Without a glare veil a soft spot is not taken for glare either.
-    bare, _ = bigger_than_a_piece(_image(), ks, seen, unlike, np.zeros(len(CENTRES)), free,
+    bare, _ = settle_by_edges(_image(), ks, seen, unlike, np.zeros(len(CENTRES)), free,
                                   nothing_beside, VisionConfig())
     assert not bare.any()
