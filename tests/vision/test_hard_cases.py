@@ -83,6 +83,14 @@ def _evaluation_scene(seed: int):
     return frame, obs
 
 
+def _still_board_read_right(seed: int) -> None:
+    """Evaluation scene `seed` has no hand, and every square is read (kings and men aside)."""
+    frame, obs = _evaluation_scene(seed)
+    assert frame.occluded == frozenset() and frame.partly_occluded == frozenset()
+    assert obs.occluded == frozenset()
+    assert occupancy_and_colour_errors(frame, obs) == []
+
+
 @pytest.mark.parametrize("seed", [7030, 11244, 11235])
 def test_pieces_beside_a_glare_spot_are_seen(seed):
     """Evaluation scenes with a glare spot: the veil the light model subtracts there drove a
@@ -255,10 +263,7 @@ def test_pieces_beside_light_squares_washed_white_by_glare_are_read(seed):
     out to near white, off their hue, and they passed for an arm reaching over the men
     beside them, reported occluded.  A grey veil over the light colour, or the sensor's
     limit, is more light, and a hand brings none of its own."""
-    frame, obs = _evaluation_scene(seed)
-    assert frame.occluded == frozenset() and frame.partly_occluded == frozenset()
-    assert obs.occluded == frozenset()
-    assert occupancy_and_colour_errors(frame, obs) == []
+    _still_board_read_right(seed)
 
 
 @pytest.mark.parametrize("seed", [7006, 9024])
@@ -447,20 +452,14 @@ def test_a_white_man_amid_surroundings_that_look_like_it_is_read(seed):
     board around a white man looks like the man on most sides, so the king stage found it
     bigger than any piece and it was reported occluded.  Its silhouette is a sharp step of
     high contrast and nothing beside it is hidden: a piece (vision.soft_edges)."""
-    frame, obs = _evaluation_scene(seed)
-    assert frame.occluded == frozenset() and frame.partly_occluded == frozenset()
-    assert obs.occluded == frozenset()
-    assert occupancy_and_colour_errors(frame, obs) == []
+    _still_board_read_right(seed)
 
 
 @pytest.mark.parametrize("seed", [1000018, 1001069])
 def test_a_glare_spot_bigger_than_a_piece_over_a_bare_square_is_bare(seed):
     """Evaluation scenes 1000018 and 1001069: a glare spot over a bare square, bigger than any
     piece, was reported occluded.  Its edges fade over many pixels: a bare square."""
-    frame, obs = _evaluation_scene(seed)
-    assert frame.occluded == frozenset() and frame.partly_occluded == frozenset()
-    assert obs.occluded == frozenset()
-    assert occupancy_and_colour_errors(frame, obs) == []
+    _still_board_read_right(seed)
 
 
 @pytest.mark.parametrize("seed", [1000247, 1001413])
@@ -469,7 +468,4 @@ def test_a_square_whose_grid_corners_glare_washed_out_is_read_by_its_edges(seed)
     square's grid corners to the sensor's limit, and what stood there looked like a light piece,
     so it was reported occluded.  Its edges tell: the glare's soft fall-off is a bare square, a
     sharp silhouette of high contrast a piece (vision.soft_edges)."""
-    frame, obs = _evaluation_scene(seed)
-    assert frame.occluded == frozenset() and frame.partly_occluded == frozenset()
-    assert obs.occluded == frozenset()
-    assert occupancy_and_colour_errors(frame, obs) == []
+    _still_board_read_right(seed)
