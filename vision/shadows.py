@@ -87,19 +87,22 @@ def shadow_reach(qx: np.ndarray, qy: np.ndarray, radius: np.ndarray, direction: 
 
 
 def band_scores(x: np.ndarray, valid: np.ndarray, reach: np.ndarray, lengths: np.ndarray,
-                ) -> tuple[np.ndarray, np.ndarray]:
+                weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(scores (P, L, 2), band counts (P, L)): for one disc's shadow length L and 1 or 2 discs,
     the (centred, -1..1) darkening x (P, N) of the points the shadow covers (`reach` (P, N) <=
     L or 2L), minus that of those it leaves out; the band is the points in two discs' shadow
-    and not in one's."""
+    and not in one's.  With `weight` (P, N), each point counts that much, in the sums and the
+    counts alike."""
     # Sums over the points with reach at most each threshold, from one pass of bins.
     thresholds = np.concatenate([lengths, 2 * lengths])
     order = np.argsort(thresholds)
     n_p, n_t = x.shape[0], len(thresholds)
     bins = np.searchsorted(thresholds[order], reach, side="left")  # (P, N) in 0..T
     flat = (np.arange(n_p)[:, None] * (n_t + 1) + bins)[valid]
-    xs = np.bincount(flat, x[valid], n_p * (n_t + 1)).reshape(n_p, n_t + 1)
-    ns = np.bincount(flat, None, n_p * (n_t + 1)).reshape(n_p, n_t + 1)
+    w = None if weight is None else weight[valid]
+    xs = np.bincount(flat, x[valid] if w is None else x[valid] * w,
+                     n_p * (n_t + 1)).reshape(n_p, n_t + 1)
+    ns = np.bincount(flat, w, n_p * (n_t + 1)).reshape(n_p, n_t + 1)
     upto = np.empty((n_p, n_t))
     upto[:, order] = np.cumsum(xs, axis=1)[:, :n_t]
     count = np.empty((n_p, n_t))
@@ -108,7 +111,7 @@ def band_scores(x: np.ndarray, valid: np.ndarray, reach: np.ndarray, lengths: np
     n_l = len(lengths)
     s1 = 2 * upto[:, :n_l] - total
     s2 = 2 * upto[:, n_l:] - total
-    band = (count[:, n_l:] - count[:, :n_l]).astype(np.intp)
+    band = count[:, n_l:] - count[:, :n_l]
     return np.stack([s1, s2], axis=2), band
 
 
@@ -180,12 +183,16 @@ def read_shadows(lum: np.ndarray, board_lum: np.ndarray, ks: KingSamples, idx: n
     lo_l, hi_l, n_l = cfg.lengths_sq
     lengths = np.geomspace(lo_l, hi_l, n_l)
     reach = shadow_reach(qxs, qys, radius, direction)
-    scores, band = band_scores(xs, vs, reach, lengths)
+    # A darkening is a share of the bare board's brightness: on a dark square the same noise
+    # is a larger share, and a point there counts for less, as that brightness.
+    bl = board_lum[:, rows].reshape(n_p, -1)
+    weight = (bl / max(float(bl.max()), 1.0)) ** cfg.lum_weight
+    scores, band = band_scores(xs, vs, reach, lengths, weight)
     li = fit_length(scores[vote], band[vote], cfg.king_cost)
     length = float(lengths[li])
     # The band's points a piece shows, against those it would show unhidden.
-    whole = ((reach > length) & (reach <= 2 * length)).sum(axis=1)
-    shown = band[:, li] / np.maximum(whole, 1)
+    in_band = (reach > length) & (reach <= 2 * length)
+    shown = (in_band & vs).sum(axis=1) / np.maximum(in_band.sum(axis=1), 1)
     pref = (scores[:, li, 1] - scores[:, li, 0]) / np.maximum(2.0 * band[:, li], 1.0)
     seen = shown >= cfg.min_band_share
     return ShadowReading(float(phi), length, sure, np.where(seen, pref, 0.0) * sure,

@@ -58,6 +58,30 @@ def test_one_length_explains_a_man_and_a_king_and_tells_them_apart(angle_deg):
     assert pref[0] < -0.8 and pref[1] > 0.8
 
 
+def test_a_point_weighted_nothing_is_a_point_left_out():
+    # Weights scale each point's share of the sums and counts: weight 0 is the same as not
+    # valid, weight 1 the same as no weight at all (worked from the definition, not the code).
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, (2, 200))
+    reach = rng.uniform(0.0, 0.8, (2, 200))
+    lengths = np.geomspace(0.03, 0.6, 16)
+    valid = np.ones_like(x, bool)
+    dropped = rng.random((2, 200)) < 0.3
+    weight = np.where(dropped, 0.0, 1.0)
+    s_w, b_w = band_scores(x, valid, reach, lengths, weight)
+    s_v, b_v = band_scores(x, valid & ~dropped, reach, lengths)
+    assert s_w == pytest.approx(s_v) and b_w == pytest.approx(b_v)
+    s_1, b_1 = band_scores(x, valid, reach, lengths, np.ones_like(x))
+    s_0, b_0 = band_scores(x, valid, reach, lengths)
+    assert s_1 == pytest.approx(s_0) and b_1 == pytest.approx(b_0)
+    # A band of one point at weight 0.25: its count is a quarter.
+    one_x = np.array([[1.0, -1.0]])
+    one_reach = np.array([[0.15, 0.5]])  # in L = 0.1's band, and beyond 2L
+    _, band = band_scores(one_x, np.ones_like(one_x, bool), one_reach, np.array([0.1]),
+                          np.array([[0.25, 1.0]]))
+    assert band[0, 0] == pytest.approx(0.25)
+
+
 def _overhead_scene(seed, ambient=0.35, glare=None):
     """Camera straight down; a lamp 45 deg up (the light sampled by the seed otherwise)."""
     scene, board, rng = scene_and_board(seed, king_share=0.4, tilt=0.0)
