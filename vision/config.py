@@ -139,6 +139,7 @@ class VisionConfig:
     # Sampling.
     centre_radius_frac: float = 0.8  # of the piece radius: where the base/top is sampled
     centre_height_share: float = 0.5  # of a man's height: the height that disc is read at
+    king_top_radius_frac: float = 0.5  # of the piece radius: where a king's colour is read
     corner_inset_sq: float = 0.07  # reference patches sit this far inside a square's corners
     corner_patch_sq: float = 0.12
     blur_px: int = 3  # box blur before sampling (noise and JPEG blocks)

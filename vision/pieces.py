@@ -817,6 +817,18 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         occ[seen[bare]] = False
         conf[seen[bare]] = cfg.glare_edge_confidence
         occluded[seen[unlike & ~bare & ~piece]] = True
+        # A king's colour from its top face: the disc read at a man's height sees much of a
+        # king's two shaded walls in an oblique view, and a light king passes for a dark one.
+        kings_at = seen[k_is & ~unlike]
+        if len(kings_at) and white_lab is not None and black_lab is not None:
+            top = flat[s.king_top[kings_at]]  # (K, T, 3)
+            gain = light.base_gain[kings_at].mean(axis=1)
+            veil = light.base_offset[kings_at].mean(axis=1)
+            top_lab = _to_lab(median((top - veil[:, None, None]) / gain[:, None, None], axis=1))
+            dw = _set_distance(top_lab, white_lab)
+            db = _set_distance(top_lab, black_lab)
+            is_white[kings_at] = dw < db
+            col_conf[kings_at] = _sigmoid(np.abs(dw - db) / (0.05 * contrast)) * 2 - 1
 
     if trace is not None:
         trace.update(light=light, dark_bgr=dark_bgr, light_bgr=light_bgr, share=share,

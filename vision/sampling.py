@@ -48,6 +48,10 @@ class SquareSamples:
     corner_dark_hidable: np.ndarray
     corner_light_hidable: np.ndarray
     light_plan: LightPlan  # where the bare-board references are (see vision.light)
+    # (S, K) flat pixel indices of a small disc on the top face of a king (two discs high)
+    # centred on each square: a king's colour is read there (in an oblique view the `base`
+    # disc sees much of its two shaded walls).
+    king_top: np.ndarray
     # (x0, y0, x1, y1): the part of the image any of the above reads, with a margin for the
     # blur; a frame is blurred only there.
     roi: tuple[int, int, int, int] = (0, 0, 0, 0)
@@ -190,19 +194,24 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
         neighbours.append(tuple(nb))
 
     base_idx, ref_idx = _flat_index(base_px, image_size), _flat_index(ref_px, image_size)
+    top = _disc(cfg.king_top_radius_frac * rad, rings=2)
+    top_pts = np.vstack([np.column_stack([top + (f + 0.5, r + 0.5),
+                                          np.full(len(top), 2 * cfg.pieces.height_sq)])
+                         for f, r in geo_playable])
+    top_idx = _flat_index(pose.project(top_pts).reshape(s_count, len(top), 2), image_size)
     probe_idx = _flat_index(probe_px, image_size)
     kings = build_king_samples(pose, side_px, cfg)
     dark_hidable = _hidable(np.array(dark_pts).reshape(len(corners_list), 2, k, 2), kings, cfg)
     light_hidable = _hidable(np.array(light_pts).reshape(len(corners_list), 2, k, 2), kings, cfg)
     flat = np.concatenate([a.ravel() for a in (base_idx, ref_idx, frame_idx, probe_idx,
-                                               corner_dark, corner_light)])
+                                               corner_dark, corner_light, top_idx)])
     xy = np.vstack([np.column_stack([flat % image_size[0], flat // image_size[0]]),
                     kings.along_xy.reshape(-1, 2), kings.across_xy.reshape(-1, 2)])
     roi = _region(xy, image_size, margin_px=cfg.blur_px + 2)
     return SquareSamples(n, image_size, tuple(geo_playable), tuple(light), base_idx, ref_idx,
                          frame_idx, probe_idx, tuple(neighbours), corner_dark, corner_light,
                          square_corners, side_px, kings, dark_hidable, light_hidable,
-                         light_plan, roi)
+                         light_plan, top_idx, roi)
 
 
 def _hidable(points: np.ndarray, kings: KingSamples, cfg: VisionConfig) -> np.ndarray:

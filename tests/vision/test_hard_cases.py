@@ -469,3 +469,19 @@ def test_a_square_whose_grid_corners_glare_washed_out_is_read_by_its_edges(seed)
     so it was reported occluded.  Its edges tell: the glare's soft fall-off is a bare square, a
     sharp silhouette of high contrast a piece (vision.soft_edges)."""
     _still_board_read_right(seed)
+
+
+@pytest.mark.parametrize("seed", [1001524, 30000551, 30000771])
+def test_a_light_king_in_an_oblique_view_keeps_its_colour(seed):
+    """Evaluation scenes seen 45-50 degrees from vertical: a king's colour was read from the
+    disc at a man's height, which there sees mostly its two shaded walls (a light king then
+    read as a dark one)."""
+    frame, obs = _evaluation_scene(seed)
+    kings = [sq for sq in frame.placement.squares
+             if (p := frame.placement.piece_at(sq)) is not None and p.value.endswith("king")]
+    assert kings, "the scene must have kings"
+    for sq in kings:
+        truth = frame.placement.piece_at(sq).value
+        got = obs.label(sq)
+        if got not in ("empty", "occluded"):
+            assert got.split("_")[0] == truth.split("_")[0], (sq, truth, got)
