@@ -117,8 +117,8 @@ class ShadowConfig:
     contrast: tuple[float, float] = (0.06, 0.15)  # shadow darkening: no evidence .. full
     min_band_share: float = 0.25  # of a band's points that must be visible
     # Each point counts as (its bare board's brightness / the brightest's) to this power (the
-    # sharper power 2 did no better; rendered scenes, seeds 1, 7, 30, 11: 26 fewer misread
-    # pieces of 2,069 with 1, and 2 more on seed 1 with 2).
+    # sharper power 2 did no better; rendered scenes, seeds 1, 7, 30, 11: 26 fewer men and
+    # kings misread of 1,271 with 1, and 2 more on seed 1 with 2).
     lum_weight: float = 1.0
     # Pieces under a glare veil brighter than this (0..255) do not measure the light, unless
     # fewer than `min_voters` pieces are left.
