@@ -127,6 +127,12 @@ def _diagonal(playable: list[tuple[int, int]], n: int) -> np.ndarray:
                      for f, r in playable], np.intp)
 
 
+def diagonal_marked(diagonal: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(N, 4) bool: which of the squares diagonally beside each of N squares (`diagonal`, (N, 4)
+    rows of `KingSamples.diagonal`, -1 off the board) are marked in `mask` (S,)."""
+    return (diagonal >= 0) & mask[np.maximum(diagonal, 0)]
+
+
 def _neighbour_d2(ring_pts: np.ndarray, centres: np.ndarray, away: np.ndarray,
                   lam: np.ndarray, diagonal: np.ndarray) -> np.ndarray:
     j = np.maximum(diagonal, 0)  # (S, 4)

@@ -26,6 +26,7 @@ import numpy as np
 
 from calibration.colour import ColourModel
 from vision.config import VisionConfig
+from vision.king_samples import diagonal_marked
 from vision.kings import _ray_distance, _ray_distance_rows, read_kings
 from vision.light import board_colours, fit_veil, local_light
 from vision.occlusion import covered_squares, occluded_squares
@@ -208,12 +209,6 @@ _VEIL_MISS = 0.1
 _CLIPPED = 250.0
 _VEIL_MIN = 0.15
 _BRIGHTER = 1.1
-
-
-def _beside(diagonal: np.ndarray, hidden: np.ndarray) -> np.ndarray:
-    """(N,) bool: whether any of the squares diagonally beside each of N squares (`diagonal`,
-    (N, 4) internal indices, -1 off the board) is `hidden` (S,)."""
-    return ((diagonal >= 0) & hidden[np.maximum(diagonal, 0)]).any(axis=1)
 
 
 def _set_distance(x: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -768,7 +763,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
             bare, piece = settle_by_edges(image_bgr, s.kings, seen, washed[seen],
                                           light.offset[seen].mean(axis=1),
                                           np.ones(len(seen), bool),
-                                          _beside(s.kings.diagonal[seen], hand), cfg)
+                                          diagonal_marked(s.kings.diagonal[seen],
+                                                          hand).any(axis=1), cfg)
             occ[seen[bare]] = False
             conf[seen[bare]] = cfg.glare_edge_confidence
             occluded[seen[bare | piece]] = False
@@ -813,7 +809,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         hidden = occluded if covered is None else occluded | covered
         bare, piece = settle_by_edges(image_bgr, s.kings, seen, unlike,
                                       light.offset[seen].mean(axis=1), free,
-                                      _beside(s.kings.diagonal[seen], hidden), cfg)
+                                      diagonal_marked(s.kings.diagonal[seen],
+                                                      hidden).any(axis=1), cfg)
         occ[seen[bare]] = False
         conf[seen[bare]] = cfg.glare_edge_confidence
         occluded[seen[unlike & ~bare & ~piece]] = True

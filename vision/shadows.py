@@ -24,7 +24,7 @@ import numpy as np
 
 from vision.config import ShadowConfig
 from vision.geometry import segment_dist2
-from vision.king_samples import KingSamples
+from vision.king_samples import KingSamples, diagonal_marked
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ def read_shadows(lum: np.ndarray, board_lum: np.ndarray, ks: KingSamples, idx: n
         > (reach ** 2)[:, None, None]
     # ... nor on the pieces diagonally beside it (others are out of the grid's reach).
     nb = ks.diagonal[idx]  # (P, 4)
-    here = (nb >= 0) & occupied[np.maximum(nb, 0)]
+    here = diagonal_marked(nb, occupied)
     if here.any():
         clear = (radius.max() * ks.rho[nb, 1] + 0.12 + margin) ** 2  # (P, 4)
         far = ks.ring_neighbour_d2[idx] > clear[:, :, None, None]
