@@ -215,6 +215,10 @@ def _set_distance(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     return np.linalg.norm((x - c) * _SET_METRIC, axis=-1)
 
 
+# The shades a set that is itself a shade of the bare square keeps to (see _shade_range).
+_OWN_SHADES = (0.8, 1.25)
+
+
 def _shade_range(piece_bgr: np.ndarray, board_bgr: np.ndarray) -> tuple[float, float]:
     """How far a piece set's colour may be darkened or lightened and still count as that set.
 
@@ -224,7 +228,7 @@ def _shade_range(piece_bgr: np.ndarray, board_bgr: np.ndarray) -> tuple[float, f
     """
     if float(_ray_distance(board_bgr, piece_bgr, 0.45, 1.6)) < \
             0.35 * float(np.linalg.norm(board_bgr - piece_bgr)):
-        return 0.8, 1.25
+        return _OWN_SHADES
     # A set much darker than the squares: additive light (gloss, a light model made for the
     # board that under-corrects a piece) lifts it by many times its own brightness, up to about
     # that of the squares.
@@ -680,8 +684,12 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                 centres.append(np.maximum(hidden_bgr, _DARKEST_SET_BGR))
         d_board = _ray_distance(base_bgr_px, dark_bgr, *_board_shade_range(centres, dark_bgr))
         # (A piece's pixel is also judged by the light's gain alone, `gain_only`.)
-        d_full = np.min([_ray_distance(base_bgr_px, c, *_shade_range(c, dark_bgr))
-                         for c in centres], axis=0)
+        d_each = np.array([_ray_distance(base_bgr_px, c, *_shade_range(c, dark_bgr))
+                           for c in centres])
+        d_full = d_each.min(axis=0)
+        # (Which pixels matched a set that is itself a shade of the bare square.)
+        shade_set = np.array([_shade_range(c, dark_bgr) == _OWN_SHADES for c in centres])
+        as_shade = shade_set[d_each.argmin(axis=0)]
         d_gain = np.min([_ray_distance(gain_only, c, *_shade_range(c, dark_bgr))
                          for c in centres + centres_gain], axis=0)
         d_piece = np.minimum(d_full, d_gain)
@@ -692,6 +700,12 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         if trace is not None:
             trace["share2"] = share2
         occ = share2 > cfg.occupied_share
+        # A set that is a shade of the bare square may be a shadow's (a hand's fingers on red
+        # squares, a darker red): its shades then take in bare squares the light model left a
+        # little dark.  Such a set claims no square where the first look saw nothing but bare
+        # board.
+        n_shade = (is_piece & as_shade).sum(axis=1)
+        occ &= ~((share < cfg.camouflage_clean_share) & (2 * n_shade > is_piece.sum(axis=1)))
         occ_conf = _sigmoid(np.abs(share2 - cfg.occupied_share) / 0.08) * 2 - 1
         conf = np.clip(occ_conf, 0.0, 1.0)
         cnt = np.maximum(is_piece.sum(axis=1), 1)[:, None]
