@@ -269,7 +269,10 @@ def board_colours(dark_samples_bgr: np.ndarray, light_samples_bgr: np.ndarray,
     voted again without it, and the runner-up taken if at least `min_support` of the light
     samples show it and hardly any dark one does; the dark squares' vote then leaves the
     hand's colour out too.  (A grey-and-white board, whose two colours pass for one in two
-    lights, keeps its winner: no runner-up has the support.)
+    lights, keeps its winner: no runner-up has the support.)  Likewise a hand of one even
+    colour can win the dark vote over a board whose squares glare spreads over several
+    colours: a dark winner that more than `max_shared` of the light samples share is voted
+    again without it, and the runner-up taken on the same terms.
     """
     light = board_colour(light_samples_bgr)
     dark_flat = dark_samples_bgr.reshape(-1, 3)
@@ -290,6 +293,11 @@ def board_colours(dark_samples_bgr: np.ndarray, light_samples_bgr: np.ndarray,
         if ok.sum() >= min_squares:
             dark_samples_bgr = dark_samples_bgr[ok]
     dark = board_colour(dark_samples_bgr, avoid_bgr=hand)
+    if hand is None and float(same_colour_pairs(light_samples_bgr, dark).mean()) > max_shared:
+        other = board_colour(dark_samples_bgr, avoid_bgr=dark)
+        if (float(same_colour_pairs(dark_flat, other).mean()) >= min_support
+                and float(same_colour_pairs(light_samples_bgr, other).mean()) < 0.5 * max_shared):
+            dark = other
     if float(np.linalg.norm(dark - light)) < min_distance:
         common = 0.5 * (dark + light)
         dark = board_colour(dark_samples_bgr, avoid_bgr=common)

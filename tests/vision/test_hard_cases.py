@@ -501,3 +501,13 @@ def test_a_hands_shadow_on_red_squares_is_no_black_set():
               and obs.label(sq) not in ("empty", "occluded")]
     # (The two squares under the fingers' shadows are still read as black men.)
     assert len(ghosts) <= 2, ghosts
+
+
+def test_a_hand_of_one_even_colour_is_not_the_dark_squares_colour():
+    """Evaluation scene 1001046: a hand over twelve blue squares of a blue-and-green board,
+    a glare spot over others.  The hand's even colour won the dark squares' vote over the
+    blues the glare spread apart, and then ten squares were misread (seven in colour).  A hand
+    lies over light squares too, and a dark square's colour never does."""
+    frame, obs = _evaluation_scene(1001046)
+    assert len(frame.occluded) >= 10
+    assert occupancy_and_colour_errors(frame, obs) == []
