@@ -108,7 +108,10 @@ def covered_squares(flat: np.ndarray, s: SquareSamples, contrast: float, cfg: Vi
     pieces standing beside it (a king leaning over it: `SquareSamples.corner_dark_hidable`)
     does not count for such a square, for a piece explains it as well as a hand - unless that
     square is covered itself (a hand over squares is taken for pieces there).  Elsewhere it
-    still counts: two hidden corners are evidence enough."""
+    still counts: two hidden corners are evidence enough.  A square on the board's edge (two
+    grid corners) is covered by one hidden corner too, when something is over the board
+    elsewhere (squares covered, not only through washed-out corners) and that corner is not
+    at the sensor's limit, nor one a piece beside it may hide."""
     raw = _corner_quadrants(flat, s)
     visible = corner_visible(raw, contrast, cfg, light, board_bgr)
     corners = s.corner_incidence  # (S, C)
@@ -116,7 +119,8 @@ def covered_squares(flat: np.ndarray, s: SquareSamples, contrast: float, cfg: Vi
     hidden_at = corners & ~visible
     need = np.minimum(cfg.hidden_corners, n_corners)
     few = n_corners < cfg.hidden_corners
-    if occupied is not None and occupied.any() and few.any():
+    judged = np.ones(len(visible), bool)
+    if occupied is not None and occupied.any():
         # (Only pieces whose own corners show: one under a hand may be the hand.)
         piece = occupied & ~((n_corners > 0) & (hidden_at.sum(axis=1) >= need))
         dark_free = ~(s.corner_dark_hidable & piece).any(axis=2)  # (C, 2)
@@ -135,8 +139,15 @@ def covered_squares(flat: np.ndarray, s: SquareSamples, contrast: float, cfg: Vi
         washed |= raw.mean(axis=(1, 2)) > usual
     hidden_under = hidden_at & ~washed[None, :]
     covered = (n_corners > 0) & (hidden >= need)
-    return Cover(covered, hidden_under,
-                 covered & ((hidden_at & ~saturated[None, :]).sum(axis=1) < need))
+    washed_only = covered & ((hidden_at & ~saturated[None, :]).sum(axis=1) < need)
+    # A square on the board's edge has only two grid corners inside it, and an arm reaching
+    # in from that side hides the square before both: with something over the board
+    # elsewhere, one corner hidden (not at the sensor's limit, nor by a piece standing beside
+    # it) is enough there.  (Not one brighter than the light squares: a light hand is.)
+    edge = (n_corners == cfg.hidden_corners) & (
+        hidden_at & ~saturated[None, :] & judged[None, :]).any(axis=1) & (
+        covered & ~washed_only).any()
+    return Cover(covered | edge, hidden_under, washed_only & ~edge)
 
 
 def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
