@@ -143,7 +143,7 @@ def covered_squares(flat: np.ndarray, s: SquareSamples, contrast: float, cfg: Vi
     # A square on the board's edge has only two grid corners inside it, and an arm reaching
     # in from that side hides the square before both: with something over the board
     # elsewhere, one corner hidden (not at the sensor's limit, nor by a piece standing beside
-    # it) is enough there.  (Not one brighter than the light squares: a light hand is.)
+    # it) is enough there.  (One brighter than the light squares counts: a light hand is.)
     edge = (n_corners == cfg.hidden_corners) & (
         hidden_at & ~saturated[None, :] & judged[None, :]).any(axis=1) & (
         covered & ~washed_only).any()

@@ -215,8 +215,11 @@ def _set_distance(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     return np.linalg.norm((x - c) * _SET_METRIC, axis=-1)
 
 
-# The shades a set that is itself a shade of the bare square keeps to (see _shade_range).
-_OWN_SHADES = (0.8, 1.25)
+def _shade_of_board(piece_bgr: np.ndarray, board_bgr: np.ndarray) -> bool:
+    """Is the bare square's colour (BGR) a shade of a piece set's, within the noise of its
+    distance from it (red pieces on dark red squares)?"""
+    return float(_ray_distance(board_bgr, piece_bgr, 0.45, 1.6)) < \
+        0.35 * float(np.linalg.norm(board_bgr - piece_bgr))
 
 
 def _shade_range(piece_bgr: np.ndarray, board_bgr: np.ndarray) -> tuple[float, float]:
@@ -226,9 +229,8 @@ def _shade_range(piece_bgr: np.ndarray, board_bgr: np.ndarray) -> tuple[float, f
     colour is a lighter shade of the dark squares (red pieces on dark red squares) would then
     swallow the bare squares: such a set keeps to its own brightness.
     """
-    if float(_ray_distance(board_bgr, piece_bgr, 0.45, 1.6)) < \
-            0.35 * float(np.linalg.norm(board_bgr - piece_bgr)):
-        return _OWN_SHADES
+    if _shade_of_board(piece_bgr, board_bgr):
+        return 0.8, 1.25
     # A set much darker than the squares: additive light (gloss, a light model made for the
     # board that under-corrects a piece) lifts it by many times its own brightness, up to about
     # that of the squares.
@@ -689,7 +691,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                            for c in centres])
         d_full = d_each.min(axis=0)
         # (Which pixels matched a set that is itself a shade of the bare square.)
-        shade_set = np.array([_shade_range(c, dark_bgr) == _OWN_SHADES for c in centres])
+        shade_set = np.array([_shade_of_board(c, dark_bgr) for c in centres])
         as_shade = shade_set[d_each.argmin(axis=0)]
         d_gain = np.min([_ray_distance(gain_only, c, *_shade_range(c, dark_bgr))
                          for c in centres + centres_gain], axis=0)
