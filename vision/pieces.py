@@ -444,10 +444,9 @@ def _veiled_board(patches_bgr: np.ndarray, base_bgr: np.ndarray, dark_bgr: np.nd
     gain) under a veil; a sharp glare spot defeats the smooth light model, but the square's
     own corner patches show the veil right there.  A base pixel is bare board when it is such a
     veiled dark colour at a gain the corners share (a white piece under a veil is a veiled
-    dark colour too, but at a much lower gain), with at most half as much veil again as they
-    have (the spot may peak inside the square; but a wooden piece on a darker wood is its
-    square under a veil too, at about the square's gain, and more of one).  Only on boards
-    whose dark squares have a tint: a grey one cannot tell a veil from a gain.
+    dark colour too, but at a much lower gain), with at most about twice their veil (the spot
+    may peak inside the square).  Only on boards whose dark squares have a tint: a grey one
+    cannot tell a veil from a gain.
     """
     d = dark_bgr.astype(np.float64)
     if float(np.linalg.norm(d - d.mean())) < min_tint:
@@ -464,7 +463,7 @@ def _veiled_board(patches_bgr: np.ndarray, base_bgr: np.ndarray, dark_bgr: np.nd
     ok = bare.sum(axis=1) >= 3
     g_lo = np.where(bare, g, np.inf).min(axis=1) * 0.8
     g_hi = np.where(bare, g, -np.inf).max(axis=1) * 1.25
-    v_hi = np.where(bare, v, -np.inf).max(axis=1) * 1.5 + 10.0
+    v_hi = np.where(bare, v, -np.inf).max(axis=1) * 2.0 + 15.0
     gx, vx, rx = _veil_fit(base_bgr, d)
     return (ok[:, None] & (rx < np.maximum(tol_px, tol * np.linalg.norm(base_bgr, axis=-1)))
             & (gx >= g_lo[:, None]) & (gx <= g_hi[:, None]) & (vx >= -10.0)

@@ -528,12 +528,3 @@ def test_an_arm_over_squares_on_the_boards_edge_is_reported(seed):
     assert frame.occluded, "the scene must have a hand over the board"
     assert [obs.board.square_name(sq) for sq in frame.occluded - obs.occluded] == []
     assert occupancy_and_colour_errors(frame, obs) == []
-
-
-@pytest.mark.parametrize("seed", [1001600, 1001892])
-def test_a_wooden_king_on_darker_wood_is_no_veil_over_its_square(seed):
-    """Evaluation scenes 1001600 and 1001892 (no hand, no glare): a wooden king on a square of
-    darker wood, whose colour is the square's under a grey veil at about its own gain.  Where
-    the light model missed the square, its own corners' veil was allowed twice over inside
-    it, and the king was taken for the bare square: read empty."""
-    _still_board_read_right(seed)
