@@ -150,9 +150,11 @@ def _strip_beside(n: int) -> np.ndarray:
 
 def test_board_colours_when_a_hand_covers_most_dark_squares_only():
     """A hand over 20 of 32 dark squares' corner patches but only 12 light squares' probes wins
-    the dark vote and not the light one, so the two come out different and both stand.  Only
+    the dark vote and not the light one, so the two come out different and both stood.  Only
     dark squares beside light squares that show the light colour, and themselves unlike it,
-    vote now: the hand's edge squares are outvoted by the board."""
+    vote now: the hand's edge squares are outvoted by the board.  Without the neighbours, the
+    hand shows on 12 light squares' probes, which no dark square's colour does: the dark vote
+    is taken again without it."""
     rng = np.random.default_rng(6)
     light_sq = np.array([80.0, 200.0, 245.0])
     hand = np.array([110.0, 145.0, 200.0])
