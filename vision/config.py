@@ -178,6 +178,14 @@ class VisionConfig:
     # hand touches it; the referee waits rather than guess).
     hidden_corners: int = 2
     washed_out_level: float = 200.0  # four quadrants this bright at a corner: washed out by light
+    # So is a corner at least `washed_grey_level` bright and grey (its mean colour's channels
+    # within `washed_grey_chroma` of their mean) where the squares still differ a little (a
+    # quadrant `washed_grey_spread` from the four's mean colour).  Glare drives colours to
+    # white; a hand has skin's hue, and a grey sleeve is one colour over all four.  (Rendered
+    # scenes, seed 1: 36 more of the 187 corners glare hid pass, 1 more of 4,391 under hands.)
+    washed_grey_level: float = 160.0
+    washed_grey_chroma: float = 0.12
+    washed_grey_spread: float = 8.0
     foreign_share: float = 0.3  # of a square's centre that must be foreign to call it hidden
     # A light "piece" glare may have made (vision.soft_edges), under a veil of at least
     # `glare_edge_veil` levels, is the glare's soft fall-off over a bare square when its edges

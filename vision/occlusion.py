@@ -87,6 +87,16 @@ def corner_visible(raw: np.ndarray, contrast: float, cfg: VisionConfig, light: L
     return visible
 
 
+def _washed_grey(raw: np.ndarray, cfg: VisionConfig) -> np.ndarray:
+    """(C,) corners glare drove towards white without clipping them: bright, grey, and the
+    squares still a little apart (see `VisionConfig.washed_grey_level`).  raw (C, 4, 3)."""
+    mean = raw.mean(axis=1)  # (C, 3)
+    grey = mean.max(axis=1) - mean.min(axis=1) <= cfg.washed_grey_chroma * mean.mean(axis=1)
+    spread = np.linalg.norm(raw - mean[:, None], axis=2).max(axis=1)
+    return grey & (raw.min(axis=(1, 2)) >= cfg.washed_grey_level) & (
+        spread >= cfg.washed_grey_spread)
+
+
 class Cover(NamedTuple):
     """Which squares something is over, from their grid corners (`covered_squares`)."""
 
@@ -132,7 +142,7 @@ def covered_squares(flat: np.ndarray, s: SquareSamples, contrast: float, cfg: Vi
     # limit, or on average brighter than the light squares in the board's usual light (a
     # veil adds light; a hand brings none of its own).  (Not the light model's gain at the
     # corner: the model takes a hand for a shadow and lowers it there.)
-    saturated = raw.min(axis=(1, 2)) >= cfg.washed_out_level
+    saturated = (raw.min(axis=(1, 2)) >= cfg.washed_out_level) | _washed_grey(raw, cfg)
     washed = saturated.copy()
     if board_bgr is not None:
         usual = float(median(light.corner_gain, axis=0)) * float(np.mean(board_bgr[1]))
