@@ -156,3 +156,22 @@ def test_a_glare_spot_does_not_pass_for_a_long_shadow(monkeypatch):
     assert men_as_kings == []
     (reading,) = readings
     assert 0.6 * 0.175 <= reading.length_sq <= 1.3 * 0.175
+
+
+def test_the_edge_of_a_hard_shadow_beside_a_man_is_not_his_shadow(monkeypatch):
+    """Camera straight down, a lamp 45 degrees up, and a hard shadow (a band a tenth of the
+    image wide, down the middle) across the board.  The men on f4, f6 and f8 stand beside
+    its edge on their shadow's side: the board stays dark well past where a king's shadow
+    would end, and they read as kings.  A shadow ends; darkness past a king's is not one."""
+    scene, board, rng = scene_and_board(7, king_share=0.4, tilt=0.0)
+    scene = replace(scene, light=replace(
+        scene.light, elevation_deg=45.0, shadow_softness_px=3.0, ambient=0.35, glare=None,
+        hard_shadow=((0.45, -0.1), (0.55, -0.1), (0.55, 1.1), (0.45, 1.1)),
+        hard_shadow_depth=0.5))
+    frame = render(sample_world(rng, board, SPEC, max_offset_mm=2.0), scene, VARIANT, seed=7)
+    obs, _ = _observe_with_shadows(frame, monkeypatch)
+    truth = frame.placement
+    beside = [truth.parse_square(name) for name in ("f4", "f6", "f8")]
+    assert all((p := truth.piece_at(sq)) is not None and not p.is_king for sq in beside)
+    assert [truth.square_name(sq) for sq in beside
+            if obs.board.piece_at(sq) != truth.piece_at(sq)] == []
