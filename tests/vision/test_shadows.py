@@ -158,20 +158,29 @@ def test_a_glare_spot_does_not_pass_for_a_long_shadow(monkeypatch):
     assert 0.6 * 0.175 <= reading.length_sq <= 1.3 * 0.175
 
 
-def test_the_edge_of_a_hard_shadow_beside_a_man_is_not_his_shadow(monkeypatch):
-    """Camera straight down, a lamp 45 degrees up, and a hard shadow (a band a tenth of the
-    image wide, down the middle) across the board.  The men on f4, f6 and f8 stand beside
-    its edge on their shadow's side: the board stays dark well past where a king's shadow
-    would end, and they read as kings.  A shadow ends; darkness past a king's is not one."""
-    scene, board, rng = scene_and_board(7, king_share=0.4, tilt=0.0)
+def _banded_scene(seed):
+    """As `_overhead_scene`, with a hard shadow (a band a tenth of the image wide, down the
+    middle) across the board."""
+    scene, board, rng = scene_and_board(seed, king_share=0.4, tilt=0.0)
     scene = replace(scene, light=replace(
         scene.light, elevation_deg=45.0, shadow_softness_px=3.0, ambient=0.35, glare=None,
         hard_shadow=((0.45, -0.1), (0.55, -0.1), (0.55, 1.1), (0.45, 1.1)),
         hard_shadow_depth=0.5))
-    frame = render(sample_world(rng, board, SPEC, max_offset_mm=2.0), scene, VARIANT, seed=7)
+    return render(sample_world(rng, board, SPEC, max_offset_mm=2.0), scene, VARIANT, seed=seed)
+
+
+@pytest.mark.parametrize(("seed", "names", "kings"), [(7, ("f4", "f6", "f8"), False),
+                                                       (10, ("g1", "f2"), True)])
+def test_the_edge_of_a_hard_shadow_is_no_pieces_shadow(seed, names, kings, monkeypatch):
+    """Camera straight down, a lamp 45 degrees up, and a band of hard shadow.  Scene 7: the
+    men on f4, f6 and f8 stand beside its edge on their shadow's side; the board stays dark
+    well past where a king's shadow would end, and they read as kings (a shadow ends).
+    Scene 10: the kings on g1 and f2 stand at its edge with the board on their light side
+    dark too, and read as men (the band, not the piece, darkens the board around them)."""
+    frame = _banded_scene(seed)
     obs, _ = _observe_with_shadows(frame, monkeypatch)
     truth = frame.placement
-    beside = [truth.parse_square(name) for name in ("f4", "f6", "f8")]
-    assert all((p := truth.piece_at(sq)) is not None and not p.is_king for sq in beside)
-    assert [truth.square_name(sq) for sq in beside
+    squares = [truth.parse_square(name) for name in names]
+    assert all((p := truth.piece_at(sq)) is not None and p.is_king == kings for sq in squares)
+    assert [truth.square_name(sq) for sq in squares
             if obs.board.piece_at(sq) != truth.piece_at(sq)] == []
