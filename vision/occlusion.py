@@ -139,9 +139,10 @@ def covered_squares(flat: np.ndarray, s: SquareSamples, contrast: float, cfg: Vi
         hidden_at[few] &= judged[None, :]
     hidden = hidden_at.sum(axis=1)
     # Hidden under something, not washed out by light: all four quadrants near the sensor's
-    # limit, or on average brighter than the light squares in the board's usual light (a
-    # veil adds light; a hand brings none of its own).  (Not the light model's gain at the
-    # corner: the model takes a hand for a shadow and lowers it there.)
+    # limit (or driven bright and grey, `_washed_grey`), or on average brighter than the
+    # light squares in the board's usual light (a veil adds light; a hand brings none of its
+    # own).  (Not the light model's gain at the corner: the model takes a hand for a shadow
+    # and lowers it there.)
     saturated = (raw.min(axis=(1, 2)) >= cfg.washed_out_level) | _washed_grey(raw, cfg)
     washed = saturated.copy()
     if board_bgr is not None:

@@ -175,8 +175,13 @@ def read_shadows(lum: np.ndarray, board_lum: np.ndarray, ks: KingSamples, idx: n
     n_a = cfg.angles
     half = int(round(cfg.sector_deg / 360.0 * n_a))
     rows = [(int(round(a)) + k) % n_a for k in range(-half, half + 1)]
-    xs = np.clip((x[:, rows] - 0.5 * (dark + lit)) / (0.5 * contrast), -1.0, 1.0)
-    xs = xs.reshape(n_p, -1)
+
+    def centred(sector: list[int]) -> np.ndarray:
+        """(P, N) the darkening in `sector`'s directions, -1 lit .. +1 as dark as a shadow."""
+        return np.clip((x[:, sector] - 0.5 * (dark + lit)) / (0.5 * contrast), -1.0,
+                       1.0).reshape(n_p, -1)
+
+    xs = centred(rows)
     vs = valid[:, rows].reshape(n_p, -1)
     qxs = qx[:, rows].reshape(n_p, -1)
     qys = qy[:, rows].reshape(n_p, -1)
@@ -211,8 +216,7 @@ def read_shadows(lum: np.ndarray, board_lum: np.ndarray, ks: KingSamples, idx: n
     # beyond it is dark whatever the piece's height.  Read as far out as a king's shadow
     # reaches, in the sector opposite.  (Seeds 1, 7, 30: 13 fewer misread, none more.)
     front = [(r + n_a // 2) % n_a for r in rows]
-    xf = np.clip((x[:, front] - 0.5 * (dark + lit)) / (0.5 * contrast), -1.0, 1.0)
-    xf = xf.reshape(n_p, -1)
+    xf = centred(front)
     vf = valid[:, front].reshape(n_p, -1) & (
         dist[:, front].reshape(n_p, -1) <= radius[:, None] + 2 * length)
     wf = (board_lum[:, front].reshape(n_p, -1) / max(float(bl.max()), 1.0)) ** cfg.lum_weight
