@@ -88,6 +88,13 @@ class KingConfig:
     wall_min_step_px: float = 2.0
     wall_lines_sq: float = 0.12  # only lines this close to the piece's middle
     wall_top_sq: float = 0.15  # the length of top face read beyond a king's wall
+    # The wall's length measured edge to edge (vision.kings.wall_length_preference), added
+    # with this weight where the wall test is, on lines whose top face begins with a rise in
+    # brightness of at least `edge_rise` (0..255 over two samples); the base's near edge is
+    # looked for within `edge_near_sq` of where a centred piece's would be.
+    edge_weight: float = 0.1
+    edge_rise: float = 20.0
+    edge_near_sq: float = 0.2
     # Where the lean is large (past the shadows' fade), a call the silhouette hardly makes
     # (|preference| under `sure_silhouette`) rests on the wall alone, and is wrong about one
     # time in twenty on rendered scenes against one in four hundred otherwise: its certainty

@@ -17,6 +17,9 @@ The silhouette's far edge can vanish (a white top face against a white square, b
 clipped), and then one disc and two explain it alike.  The wall backs it there: along the
 view, the top face begins `lam[k]` beyond the base's near edge, and the band between the two
 heights' beginnings is top face for a man and (darker) wall for a king (`wall_preference`).
+That test reads the band at the shift the silhouette chose; the wall's length is also measured
+edge to edge, from the base's near edge to where the top face begins, which needs no shift
+(`wall_length_preference`).
 
 The cue fades with the lean: a piece under a camera looking straight down shows no wall at all,
 and when a man and a king differ by less than `min_step_px` in the image the stage says man
@@ -482,7 +485,10 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     lum_al = lum_al.reshape(along.shape[:3])
     wall = wall_preference(lum_al, ks.step_sq, t0, ks.b, grid[rows, chosen], side_shift, lam, rho,
                            shift[rows, chosen, (pref > 0).astype(np.intp)], kc)
-    pref = pref + kc.wall_weight * wall * (step_px >= kc.wall_min_step_px)
+    length = wall_length_preference(p_along, lum_al, ks.step_sq, t0, ks.b, grid[rows, chosen],
+                                    side_shift, lam, rho, kc)
+    pref = pref + (kc.wall_weight * wall + kc.edge_weight * length) * (
+        step_px >= kc.wall_min_step_px)
     if not ks.leans_known:
         step_px = np.zeros_like(step_px)  # nothing decided, and the confidence says so
     # And by the shadow (vision.shadows), which does not fade as the view turns vertical.  It
@@ -612,3 +618,70 @@ def wall_preference(lum: np.ndarray, step: float, t0: float, b: np.ndarray, radi
     sure = np.clip((contrast - lo) / (hi - lo), 0.0, 1.0) * (central.sum(axis=1) > 0)
     share = (top_m - band_m) / np.maximum(contrast, 1.0)  # 0 a man's top .. 1 a king's wall
     return np.clip(2.0 * share - 1.0, -1.0, 1.0) * sure
+
+
+def _rising_edge(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(position, rise) of the steepest rise of each row of x (R x T) between the fractional
+    sample indices lo and hi (R,): the position (samples, refined between samples by the
+    parabola through the three differences around the best) and the rise over two samples
+    there; NaN and 0 where the window holds no sample."""
+    n_r, n_t = x.shape
+    rise = np.zeros((n_r, n_t), np.float32)
+    rise[:, 1:-1] = x[:, 2:] - x[:, :-2]
+    i = np.arange(n_t)[None, :]
+    inside = (i >= np.maximum(np.ceil(lo), 1)[:, None]) & (i <= np.minimum(np.floor(hi),
+                                                                             n_t - 2)[:, None])
+    masked = np.where(inside, rise, -np.inf)
+    best = np.argmax(masked, axis=1)
+    ok = inside.any(axis=1)
+    rows = np.arange(n_r)
+    a = rise[rows, np.maximum(best - 1, 0)]
+    b = rise[rows, best]
+    c = rise[rows, np.minimum(best + 1, n_t - 1)]
+    curve = a - 2 * b + c
+    frac = np.where(curve < 0, 0.5 * (a - c) / np.where(curve < 0, curve, -1.0), 0.0)
+    return np.where(ok, best + np.clip(frac, -0.5, 0.5), np.nan), np.where(ok, b, 0.0)
+
+
+def wall_length_preference(p: np.ndarray, lum: np.ndarray, step: float, t0: float,
+                           b: np.ndarray, radius: np.ndarray, side_shift: np.ndarray,
+                           lam: np.ndarray, rho: np.ndarray, kc: KingConfig) -> np.ndarray:
+    """-1 (one disc) .. +1 (two discs) from the wall's length, measured edge to edge.
+
+    On a line along the view through the piece, the silhouette begins at the base's near edge
+    (board turning to piece) and the top face where the darker wall turns bright: `lam[k]`
+    further for k discs (less the top face's larger look).  Both edges are found where they
+    are steepest, so unlike `wall_preference` this needs no shift along the view, which the
+    silhouette fit gets from the far edge and a hypothesis of height.  Lines whose top face
+    does not begin with a rise of `kc.edge_rise` (a wall no darker than the top, a blurred
+    or tiny one) say nothing.  p and lum (P, J, T) as in `height_scores` and
+    `wall_preference`; radius, side_shift (P,); lam, rho (P, 2).
+    """
+    n_p, n_j, n_t = p.shape
+    rel, chord = _chords(b, side_shift, radius)  # (P, J)
+    central = (np.abs(rel) <= kc.wall_lines_sq) & (chord > 0)
+    if not central.any():
+        return np.zeros(n_p)
+    pi, ji = np.nonzero(central)
+    c = chord[pi, ji]
+
+    def idx(x_sq: np.ndarray) -> np.ndarray:
+        return (x_sq - t0) / step
+
+    near, _ = _rising_edge(p[pi, ji], idx(-c - kc.edge_near_sq), idx(-c + kc.edge_near_sq))
+    near_sq = t0 + near * step
+    d0 = lam[pi, 0] - (rho[pi, 0] - 1) * c
+    d1 = lam[pi, 1] - (rho[pi, 1] - 1) * c
+    top, rise = _rising_edge(lum[pi, ji], idx(near_sq + 0.4 * d0),
+                             idx(near_sq + d1 + 0.5 * (d1 - d0)))
+    length = (top - near) * step
+    val = (length - 0.5 * (d0 + d1)) / np.maximum(0.5 * (d1 - d0), 1e-6)
+    good = np.isfinite(val) & (rise >= kc.edge_rise)
+    out = np.full((n_p, n_j), np.nan)
+    out[pi[good], ji[good]] = np.clip(val[good], -1.0, 1.0)
+    # (The median of each piece's lines: NaN sorts last, and at most a few lines are read.)
+    srt = np.sort(out, axis=1)
+    n_ok = np.isfinite(out).sum(axis=1)
+    lo = np.take_along_axis(srt, np.maximum((n_ok - 1) // 2, 0)[:, None], axis=1)[:, 0]
+    hi = np.take_along_axis(srt, np.maximum(n_ok // 2, 0)[:, None], axis=1)[:, 0]
+    return np.where(n_ok > 0, 0.5 * (lo + hi), 0.0)
