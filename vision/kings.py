@@ -672,6 +672,8 @@ def wall_length_preference(p: np.ndarray, lum: np.ndarray, step: float, t0: floa
     near_sq = t0 + near * step
     d0 = lam[pi, 0] - (rho[pi, 0] - 1) * c
     d1 = lam[pi, 1] - (rho[pi, 1] - 1) * c
+    # (The top face's edge is looked for from well past the near edge, clear of its blur, to
+    # half a man-to-king step past where a king's would be.)
     top, rise = _rising_edge(lum[pi, ji], idx(near_sq + 0.4 * d0),
                              idx(near_sq + d1 + 0.5 * (d1 - d0)))
     length = (top - near) * step
