@@ -183,15 +183,19 @@ def fit_width(p: np.ndarray, step: float, u0: float, max_shift: float, widths: n
 
 def height_scores(p: np.ndarray, step: float, t0: float, b: np.ndarray, radius: np.ndarray,
                   side_shift: np.ndarray, lam: np.ndarray, rho: np.ndarray, max_shift: float,
-                  shifts: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                  shifts: int, free_shift: float = np.inf, shift_cost: float = 0.0,
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """How well one disc and two discs explain each piece's lines along the view.
 
     p: (P, J, T) likeness on the lines along the view at offsets b (J,); G variants of the
     geometry to try: radius (P, G), lam and rho (P, 2, G) for one and two discs; side_shift
-    (P,).  Each height is fitted at its best shift along the view.  Returns (scores (P, G, 2),
-    most (P, G), shift (P, G, 2)): `most` is the largest difference the two could show (the
-    band of length lam[1] - lam[0] on every line that crosses the piece, piece for one and
-    board for the other); `shift` is each height's best shift (squares along the view).
+    (P,).  Each height is fitted at its best shift along the view, within +-max_shift; a shift
+    beyond `free_shift` costs `shift_cost` on every line for each sample's length past it
+    (pieces stand near their squares' centres: see `KingConfig.free_shift_sq`).  Returns
+    (scores (P, G, 2), most (P, G), shift (P, G, 2)): `most` is the largest difference the two
+    could show (the band of length lam[1] - lam[0] on every line that crosses the piece, piece
+    for one and board for the other); `shift` is each height's best shift (squares along the
+    view).
     """
     n_p, n_j, _ = p.shape
     n_g = radius.shape[1]
@@ -215,6 +219,9 @@ def height_scores(p: np.ndarray, step: float, t0: float, b: np.ndarray, radius: 
                            e_idx.reshape(n_p * n_j, 2, n_g, shifts)).reshape(
         n_p, n_j, 2, n_g, shifts)
     total = (line * np.moveaxis(weight, 2, 1)[:, :, None, :, None]).sum(axis=1)  # (P,2,G,O)
+    cost = shift_cost * np.maximum(np.abs(o_sq) - free_shift, 0.0) * to_idx  # (O,)
+    if cost.any():
+        total = total - cost * weight.sum(axis=2)[:, None, :, None]
     best = np.moveaxis(total.max(axis=3), 1, 2)  # (P, G, 2)
     shift = o_sq[np.moveaxis(total.argmax(axis=3), 1, 2)]
     most = 2.0 * (lam[:, 1] - lam[:, 0]) * to_idx * weight.sum(axis=2)
@@ -262,10 +269,11 @@ def board_beyond(p: np.ndarray, step: float, t0: float, b: np.ndarray, radius: n
 
 def height_preference(p: np.ndarray, step: float, t0: float, b: np.ndarray, radius: np.ndarray,
                       side_shift: np.ndarray, lam: np.ndarray, rho: np.ndarray,
-                      max_shift: float, shifts: int) -> np.ndarray:
+                      max_shift: float, shifts: int, free_shift: float = np.inf,
+                      shift_cost: float = 0.0) -> np.ndarray:
     """-1 (one disc) .. +1 (two discs) for pieces of known radius (P,); see `height_scores`."""
     best, most, _ = height_scores(p, step, t0, b, radius[:, None], side_shift, lam[..., None],
-                                  rho[..., None], max_shift, shifts)
+                                  rho[..., None], max_shift, shifts, free_shift, shift_cost)
     return (best[:, 0, 1] - best[:, 0, 0]) / most[:, 0]
 
 
@@ -342,7 +350,8 @@ def fit_height(p: np.ndarray, ks: KingSamples, idx: np.ndarray, radius: np.ndarr
     rho = np.stack([leans(ks, idx, h)[1] for h in heights], axis=2)
     best, most, _ = height_scores(p, ks.step_sq, float(ks.t[0]), ks.b,
                                   np.repeat(radius[:, None], len(heights), axis=1), side_shift,
-                                  lam, rho, cfg.max_offset_sq, kc.shifts)
+                                  lam, rho, cfg.max_offset_sq, kc.shifts, kc.free_shift_sq,
+                                  kc.shift_cost)
     explained = np.maximum(best[:, :, 0], best[:, :, 1] - kc.king_cost * most)
     return float(heights[int(np.argmax(explained.sum(axis=0)))])
 
@@ -464,7 +473,8 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     best, most, shift = height_scores(p_along, ks.step_sq, t0, ks.b, grid, side_shift,
                                       np.repeat(lam[..., None], n_fit, axis=2),
                                       np.repeat(rho[..., None], n_fit, axis=2),
-                                      cfg.max_offset_sq, kc.shifts)
+                                      cfg.max_offset_sq, kc.shifts, kc.free_shift_sq,
+                                      kc.shift_cost)
     pref, chosen = set_preference(best, most, group, scales, kc.radius_prior, kc.radius_free,
                                   kc.radius_prior_weight, trusted)
     rows = np.arange(n_p)
