@@ -53,14 +53,16 @@ class KingConfig:
     spot_delta: float = 40.0  # a specular spot is this much lighter (0..255) than piece/board
     spot_max_sq: float = 0.3  # and no longer along the view (longer: a clipped top face)
     shifts: int = 13  # off-centre shifts tried along the view (within max_offset_sq)
-    # Pieces stand near their squares' centres: a fit that needs a shift along the view past
-    # `free_shift_sq` pays, on every line, `shift_cost` of a sample's score for each sample's
-    # length beyond it.  Where the board before a piece is a dark shade of the piece's own
-    # colour (a white piece before a navy square, an orange one before walnut), its near edge
-    # hardly shows, and a fit free to shift took a man for a king set back by a disc's lean.
-    # (Rendered scenes, seeds 1, 7 and 30: 827, 271 and 421 squares misread with no cost;
-    # 788, 265 and 413 with these.  On seed 1, free 0.08: 813, 0.12: 798; cost 0.7: 796,
-    # 2: 790; free 0.05 at cost 0.5: 825.)
+    # Pieces stand near their squares' centres: a fit that needs a shift (along the view, or
+    # across it for the width) past `free_shift_sq` pays, on every line, `shift_cost` of a
+    # sample's score for each sample's length beyond it.  Where the board before a piece is a
+    # dark shade of the piece's own colour (a white piece before a black or navy square, an
+    # orange one before walnut), its near edge hardly shows, and a fit free to shift took a
+    # man for a king set back by a disc's lean.  (Rendered scenes, seeds 1, 7 and 30: 827, 271
+    # and 421 squares misread with no cost; 788, 265 and 413 with it along the view only, 768,
+    # 260 and 412 across too.  On seed 1, along: free 0.08: 813, 0.12: 798; cost 0.7: 796,
+    # 2: 790; free 0.05 at cost 0.5: 825; across: free 0.06: 790, 0.13: 785; cost 0.5: 774,
+    # 2: 768.)
     free_shift_sq: float = 0.1
     shift_cost: float = 1.0
     split: float = 0.0  # king when the fit prefers two discs by more than this (-1..1)

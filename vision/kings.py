@@ -159,11 +159,13 @@ def interval_scores(cum: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.n
 
 
 def fit_width(p: np.ndarray, step: float, u0: float, max_shift: float, widths: np.ndarray,
+              free_shift: float = np.inf, shift_cost: float = 0.0,
               ) -> tuple[np.ndarray, np.ndarray]:
     """(width, centre) of the piece on each line across the view (p: R x U likeness).
 
     The interval [centre - width/2, centre + width/2] that best separates piece from board,
-    the centre within +-max_shift of the square's centre line.
+    the centre within +-max_shift of the square's centre line; one past `free_shift` costs
+    `shift_cost` for each sample's length beyond it, as in `height_scores`.
     """
     # Every line tries the same intervals: the prefix sums are read along the lines' length,
     # once per interval (the sum outside is the line's total minus the sum inside, the same
@@ -176,6 +178,9 @@ def fit_width(p: np.ndarray, step: float, u0: float, max_shift: float, widths: n
     hi = (centres[:, None] + widths[None, :] / 2 - u0) / step + 0.5
     inside = (_at_rows(cum_t, steps_t, hi.ravel())
               - _at_rows(cum_t, steps_t, np.minimum(lo, hi).ravel()))  # (intervals, lines)
+    cost = shift_cost * np.maximum(np.abs(centres) - free_shift, 0.0) / step  # (centres,)
+    if cost.any():
+        inside = inside - np.repeat(cost, len(widths))[:, None]
     best = np.argmax(inside, axis=0)
     ci, wi = np.unravel_index(best, lo.shape)
     return widths[wi], centres[ci]
@@ -454,7 +459,7 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     lo, hi = kc.radius_range
     widths = 2 * r0 * np.linspace(lo, hi, kc.width_steps)
     w, c = fit_width(p_across.reshape(-1, p_across.shape[2]), float(ks.u[1] - ks.u[0]),
-                     float(ks.u[0]), cfg.max_offset_sq, widths)
+                     float(ks.u[0]), cfg.max_offset_sq, widths, kc.free_shift_sq, kc.shift_cost)
     w = w.reshape(n_p, -1)
     c = c.reshape(n_p, -1)
     width = w.max(axis=1)
