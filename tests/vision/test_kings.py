@@ -182,44 +182,37 @@ def test_a_wall_as_bright_as_the_top_has_no_length():
 _WALL_LENGTH_SCENES = [(1000148, 10), (1000714, 23), (1000716, 16), (1000905, 6)]
 
 
-def test_the_walls_length_tells_kings_from_men_where_the_silhouette_hardly_does():
-    without = VisionConfig(kings=replace(KingConfig(), edge_weight=0.0))
-    right = right_without = 0
-    for seed, sq in _WALL_LENGTH_SCENES:
+def _evaluation_pieces_right(scenes, *cfgs):
+    """For each of `cfgs`, how many of the pieces `scenes` ((seed, square) of evaluation
+    scenes) it reads right: colour, and one disc or two."""
+    right = [0] * len(cfgs)
+    for seed, sq in scenes:
         frame, variant = evaluation_frame(seed)
-        truth = frame.placement.piece_at(sq)
-        for cfg in (VisionConfig(), without):
+        for k, cfg in enumerate(cfgs):
             obs = BoardObserver(variant, cfg=cfg, calibration=Calibration(
                 camera=frame.intrinsics), corners_px=frame.corners_px).observe(frame.image)
-            if obs.board.piece_at(sq) == truth:
-                if cfg is without:
-                    right_without += 1
-                else:
-                    right += 1
+            right[k] += obs.board.piece_at(sq) == frame.placement.piece_at(sq)
+    return right
+
+
+def test_the_walls_length_tells_kings_from_men_where_the_silhouette_hardly_does():
+    without = VisionConfig(kings=replace(KingConfig(), edge_weight=0.0))
+    right, right_without = _evaluation_pieces_right(_WALL_LENGTH_SCENES, VisionConfig(),
+                                                    without)
     assert right == len(_WALL_LENGTH_SCENES)
     assert right_without <= 1  # (the test does measure the wall's length)
 
 
 # Evaluation scenes where a white man stands on a dark square that is a dark shade of its own
-# colour (black, brown, wood, blue-green): free to shift, the silhouette fit read each as a
-# king set back by a disc's lean.  (The scenes' ground truth is the renderer's.)
+# colour (black, brown, wood, blue-green): free to shift (along the view and across it), the
+# silhouette fit read each as a king set back by a disc's lean.  (The scenes' ground truth is
+# the renderer's.)
 _NEAR_EDGE_SCENES = [(1000388, 12), (1000819, 16), (1000401, 7), (1000329, 5), (1001540, 25)]
 
 
 def test_a_king_fit_needing_a_shift_past_where_pieces_stand_pays_for_it():
     free = VisionConfig(kings=replace(KingConfig(), shift_cost=0.0))
-    right = right_free = 0
-    for seed, sq in _NEAR_EDGE_SCENES:
-        frame, variant = evaluation_frame(seed)
-        truth = frame.placement.piece_at(sq)
-        for cfg in (VisionConfig(), free):
-            obs = BoardObserver(variant, cfg=cfg, calibration=Calibration(
-                camera=frame.intrinsics), corners_px=frame.corners_px).observe(frame.image)
-            if obs.board.piece_at(sq) == truth:
-                if cfg is free:
-                    right_free += 1
-                else:
-                    right += 1
+    right, right_free = _evaluation_pieces_right(_NEAR_EDGE_SCENES, VisionConfig(), free)
     assert right == len(_NEAR_EDGE_SCENES)
     assert right_free <= 1
 
@@ -230,20 +223,12 @@ _SIDE_SHIFT_SCENES = [(1000019, 2), (1000362, 2), (1001020, 14), (1001741, 11), 
 
 
 def test_a_width_fit_needing_a_side_shift_past_where_pieces_stand_pays_for_it(monkeypatch):
-    def right(seeds):
-        n = 0
-        for seed, sq in seeds:
-            frame, variant = evaluation_frame(seed)
-            obs = BoardObserver(variant, calibration=Calibration(camera=frame.intrinsics),
-                                corners_px=frame.corners_px).observe(frame.image)
-            n += obs.board.piece_at(sq) == frame.placement.piece_at(sq)
-        return n
-
-    assert right(_SIDE_SHIFT_SCENES) == len(_SIDE_SHIFT_SCENES)
+    assert _evaluation_pieces_right(_SIDE_SHIFT_SCENES, VisionConfig()) == [
+        len(_SIDE_SHIFT_SCENES)]
     free_width = kings.fit_width
     monkeypatch.setattr(kings, "fit_width",
                         lambda *a, **k: free_width(*a[:5]))  # (no cost across)
-    assert right(_SIDE_SHIFT_SCENES) <= 1
+    assert _evaluation_pieces_right(_SIDE_SHIFT_SCENES, VisionConfig())[0] <= 1
 
 
 def test_fit_width_is_not_drawn_past_where_pieces_stand_by_a_faint_stretch():
