@@ -40,7 +40,7 @@ from vision.config import KingConfig, VisionConfig
 from vision.king_samples import KingSamples
 from vision.light import LocalLight
 from vision.shadows import ShadowReading, read_shadows
-from vision.stats import channel_sum, median
+from vision.stats import channel_sum, median, median_of_finite
 
 
 def _ray_distance(x: np.ndarray, b: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -696,9 +696,5 @@ def wall_length_preference(p: np.ndarray, lum: np.ndarray, step: float, t0: floa
     good = np.isfinite(val) & (rise >= kc.edge_rise)
     out = np.full((n_p, n_j), np.nan)
     out[pi[good], ji[good]] = np.clip(val[good], -1.0, 1.0)
-    # (The median of each piece's lines: NaN sorts last, and at most a few lines are read.)
-    srt = np.sort(out, axis=1)
-    n_ok = np.isfinite(out).sum(axis=1)
-    lo = np.take_along_axis(srt, np.maximum((n_ok - 1) // 2, 0)[:, None], axis=1)[:, 0]
-    hi = np.take_along_axis(srt, np.maximum(n_ok // 2, 0)[:, None], axis=1)[:, 0]
-    return np.where(n_ok > 0, 0.5 * (lo + hi), 0.0)
+    med = median_of_finite(out)  # (over each piece's lines read)
+    return np.where(np.isfinite(med), med, 0.0)

@@ -24,6 +24,16 @@ def median(x: np.ndarray, axis: int) -> np.ndarray:
     return 0.5 * (np.take(s, n // 2 - 1, axis=axis) + mid)
 
 
+def median_of_finite(x: np.ndarray) -> np.ndarray:
+    """(R,) the median of each row of x (R x N) over its finite values, NaN for a row with
+    none (np.nanmedian is ten times slower on such short rows)."""
+    srt = np.sort(x, axis=1)  # (NaN sorts last)
+    n = np.isfinite(x).sum(axis=1)
+    lo = np.take_along_axis(srt, np.maximum((n - 1) // 2, 0)[:, None], axis=1)[:, 0]
+    hi = np.take_along_axis(srt, np.maximum(n // 2, 0)[:, None], axis=1)[:, 0]
+    return np.where(n > 0, 0.5 * (lo + hi), np.nan)
+
+
 def channel_sum(a: np.ndarray) -> np.ndarray:
     """The sum over the last axis (a colour's channels), as a product with ones."""
     return a @ np.ones(a.shape[-1], a.dtype)
