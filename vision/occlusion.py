@@ -175,7 +175,8 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
     `base_lab` (S, P, 3) and `probe_lab` (L, Q, 3) are light-corrected Lab samples;
     `bare_px` (S, P), where given, marks base pixels already explained: the bare square under
     glare the light model cannot follow, or a darker shade of a known colour (a piece's wall,
-    its shadow); never foreign.  `covered`, where given, is `covered_squares` already
+    its shadow), or at the sensor's limit (glare: a hand brings no light of its own); never
+    foreign.  `covered`, where given, is `covered_squares` already
     computed (else it is computed here, with `occupied` as there).  `past_glare` (S,), where
     given, marks squares read as what glare cannot have made: bare board, or a piece darker
     than the bare dark square (glare only adds light).

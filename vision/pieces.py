@@ -761,8 +761,11 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         not_glare[occ] |= (np.isfinite(veil_miss) & (veil_miss > np.maximum(
             _VEIL_MISS_PX, _VEIL_MISS * np.linalg.norm(raw_base[occ], axis=-1)))
                            ).mean(axis=1) > 0.5
+    # (Nor is a pixel glare drove to the sensor's limit: a hand brings no light of its own.)
+    burnt_px = (raw_base >= cfg.burnt_level).sum(axis=-1) >= 2
     occluded, foreign = occluded_squares(flat, s, base_px, probe_px_lab, dark_lab, light_lab,
-                                         piece_labs, contrast, cfg, light, own_board | shaded,
+                                         piece_labs, contrast, cfg, light,
+                                         own_board | shaded | burnt_px,
                                          (dark_bgr, light_bgr), corner_cover, ~occ | not_glare,
                                          occ, glare_probe)
     if corner_cover is not None:
@@ -777,7 +780,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                                           light.offset[seen].mean(axis=1),
                                           np.ones(len(seen), bool),
                                           diagonal_marked(s.kings.diagonal[seen],
-                                                          hand).any(axis=1), cfg)
+                                                          hand).any(axis=1), cfg, dark_bgr)
             occ[seen[bare]] = False
             conf[seen[bare]] = cfg.glare_edge_confidence
             occluded[seen[bare | piece]] = False
@@ -823,7 +826,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         bare, piece = settle_by_edges(image_bgr, s.kings, seen, unlike,
                                       light.offset[seen].mean(axis=1), free,
                                       diagonal_marked(s.kings.diagonal[seen],
-                                                      hidden).any(axis=1), cfg)
+                                                      hidden).any(axis=1), cfg, dark_bgr)
         occ[seen[bare]] = False
         conf[seen[bare]] = cfg.glare_edge_confidence
         occluded[seen[unlike & ~bare & ~piece]] = True

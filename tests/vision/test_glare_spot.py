@@ -16,6 +16,7 @@ from game.board import BaseBoard
 from sim.render import render
 from sim.scene import sample_world
 from sim.world import World
+from vision.config import VisionConfig
 from vision.pipeline import BoardObserver
 
 from .scenes import SPEC, VARIANT, occupancy_and_colour_errors, scene_and_board
@@ -55,3 +56,18 @@ def test_a_glare_spot_that_whitens_an_empty_square_is_no_piece(seed: int) -> Non
     frame, obs, sq = _spot_on_empty_square(seed, 20.0, 20.0, 0.8)
     assert obs.board.piece_at(sq) is None and sq not in obs.occluded
     assert occupancy_and_colour_errors(frame, obs) == []
+
+
+@pytest.mark.parametrize("seed", [402, 407, 411])
+def test_a_glare_spot_that_burns_an_empty_square_out_leaves_it_bare(seed: int) -> None:
+    """Stronger still (sigma 25 mm, 1.5): the square's middle and its grid corners reach the
+    sensor's limit, flat, with no silhouette left to judge by its edges, and unlike any colour
+    the board knows.  A hand brings no light of its own, so the square is not reported
+    hidden: it is bare (vision.soft_edges.burnt_out).  Without that, it was reported occluded."""
+    frame, obs, sq = _spot_on_empty_square(seed, 20.0, 25.0, 1.5)
+    assert obs.board.piece_at(sq) is None and sq not in obs.occluded
+    assert occupancy_and_colour_errors(frame, obs) == []
+    blind = BoardObserver(VARIANT, cfg=VisionConfig(burnt_level=1000.0),
+                          calibration=Calibration(camera=frame.intrinsics),
+                          corners_px=frame.corners_px).observe(frame.image)
+    assert sq in blind.occluded  # (the test does exercise the rule)

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from vision.config import VisionConfig
-from vision.soft_edges import edge_sharpness, settle_by_edges, soft_glare
+from vision.soft_edges import burnt_out, edge_sharpness, settle_by_edges, soft_glare
 
 SQUARE_PX = 50
 U = np.linspace(-0.5, 0.5, SQUARE_PX + 1)  # one sample a pixel across a square
@@ -92,3 +92,19 @@ def test_of_two_things_settle_by_edges_the_soft_one_is_glare_the_sharp_one_a_pie
     bare, _ = settle_by_edges(_image(), ks, seen, unlike, np.zeros(len(CENTRES)), free,
                                   nothing_beside, VisionConfig())
     assert not bare.any()
+
+
+def test_a_middle_glare_burnt_out_over_the_dark_square_is_bare_and_nothing_else_is():
+    cfg = VisionConfig()
+    dark = np.array([40.0, 60.0, 120.0])  # (BGR) a reddish brown square
+    colour = np.array([
+        [254.0, 254.0, 254.0],  # clipped all over, flat: burnt out
+        [170.0, 190.0, 252.0],  # red at the limit, the rest the square under a 130 veil
+        [170.0, 190.0, 252.0],  # ... but with a silhouette's contrast across it
+        [76.0, 122.0, 186.0],   # a hand: flat, but brings no light (nowhere at the limit)
+        [244.0, 246.0, 252.0],  # a white piece under a 240 veil: the square at a gain of 0.1
+        [120.0, 190.0, 252.0],  # red at the limit, the rest no veil over the square
+    ])
+    span = np.array([3.0, 14.0, 70.0, 2.0, 10.0, 8.0])
+    assert burnt_out(colour, span, dark, cfg).tolist() == [True, True, False, False, False,
+                                                           False]
