@@ -54,8 +54,9 @@ def _ray_distance(x: np.ndarray, b: np.ndarray, lo: float, hi: float) -> np.ndar
 
 
 def _ray_distance_rows(xx: np.ndarray, xb: np.ndarray, bb: np.ndarray,
-                       lo: float, hi: float) -> np.ndarray:
-    """`_ray_distance` from precomputed dot products (x.x, x.b, b.b), all (N,)."""
+                       lo: float, hi: float | np.ndarray) -> np.ndarray:
+    """`_ray_distance` from precomputed dot products (x.x, x.b, b.b), all (N,); `hi` may be one
+    per column of b."""
     a = np.clip(xb / np.maximum(bb, 1e-6), lo, hi)
     return np.sqrt(np.maximum(xx - 2 * a * xb + a * a * bb, 0.0))
 

@@ -744,12 +744,14 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         & (miss_p <= np.maximum(_VEIL_MISS_PX, _VEIL_MISS * np.linalg.norm(probe_fixed, axis=-1))))
     piece_labs = [c for c in (white_lab, black_lab) if c is not None] + other_labs
     # A darker shade of a known colour (a piece's wall turned from the light, its shadow) is
-    # not foreign either.
+    # not foreign either; nor a lighter shade of a set's, up to `lit_piece_shade` (a piece
+    # lit past a hard shadow its set's colour was learned in).
     known_bgr = np.array([dark_bgr] + [_to_bgr(c) for c in piece_labs], np.float64)  # (K, 3)
     x = base_all.astype(np.float64)
     xx = channel_sum(x * x)[..., None]  # (the pixels' own dot products, once for all K)
     kk = channel_sum(known_bgr * known_bgr)
-    shaded = (_ray_distance_rows(xx, x @ known_bgr.T, kk, 0.1, 1.0)
+    brightest = np.array([1.0] + [cfg.lit_piece_shade] * len(piece_labs))
+    shaded = (_ray_distance_rows(xx, x @ known_bgr.T, kk, 0.1, brightest)
               / np.maximum(np.sqrt(kk), 1.0)).min(axis=-1) < 0.15
     # (Glare adds light: a piece darker than the bare dark square is no glare's making, and
     # stands where glare washed out the grid corners as a bare square does.  So does one whose
