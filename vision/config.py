@@ -236,7 +236,9 @@ class VisionConfig:
     # at a gain within `burnt_gain` (residual at most `burnt_miss`), spanning less than
     # `burnt_span` levels.  No base pixel at that limit in two channels is foreign either.
     # (Rendered scenes, seeds 1, 7 and 30: 768, 260 and 412 squares misread before, 743, 250
-    # and 399 with both, none newly; bare squares so burnt out were reported occluded.)
+    # and 399 with both, none newly; bare squares so burnt out were reported occluded.  A
+    # light "piece" in glare so burnt out is bare too (vision.soft_edges.soft_glare): 739,
+    # 250 and 396 -> 728, 249 and 394, none newly.)
     burnt_level: float = 250.0
     burnt_gain: tuple[float, float] = (0.5, 2.0)
     burnt_miss: float = 12.0

@@ -792,7 +792,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     maybe_glare = occ & ~not_glare & ~occluded & (light.offset.mean(axis=1) >= cfg.glare_edge_veil)
     if covered is not None:
         maybe_glare &= ~covered  # (a hand's edge is no glare)
-    soft = soft_glare(image_bgr, s.kings, occ & ~occluded, maybe_glare, cfg)
+    soft = soft_glare(image_bgr, s.kings, occ & ~occluded, maybe_glare, cfg, dark_bgr)
     if soft.any():
         occ &= ~soft
         conf[soft] = cfg.glare_edge_confidence

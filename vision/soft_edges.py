@@ -67,19 +67,25 @@ def burnt_out(colour_bgr: np.ndarray, span: np.ndarray, dark_bgr: np.ndarray,
 
 
 def soft_glare(image_bgr: np.ndarray, ks: KingSamples, pieces: np.ndarray, maybe: np.ndarray,
-               cfg: VisionConfig) -> np.ndarray:
+               cfg: VisionConfig, dark_bgr: np.ndarray | None = None) -> np.ndarray:
     """(S,) bool: the squares of `maybe` (S,: "pieces" glare may have made) that are a glare
     spot's fall-off over a bare square.  `pieces` (S,): every square read as a piece, the
     yardstick of a sharp edge in this image; with fewer than `cfg.glare_edge_min_pieces` of
-    them nothing is judged."""
+    them nothing is judged.  Given the bare dark square's colour `dark_bgr`, a middle glare
+    burnt out (`burnt_out`), too flat for its sharpness to say anything, is such a square
+    too."""
     soft = np.zeros(len(maybe), bool)
     seen = np.flatnonzero(pieces | maybe)
     if not maybe.any() or pieces.sum() < cfg.glare_edge_min_pieces:
         return soft
-    sharp, span = edge_sharpness(image_bgr, ks, seen, cfg.glare_edge_inside_sq)
+    middle = _middle(image_bgr, ks, seen, cfg.glare_edge_inside_sq)
+    sharp, span = _sharpness(middle.mean(axis=-1))
     typical = float(median(sharp[pieces[seen]], axis=0))
     bar = min(cfg.glare_edge_share * typical, cfg.glare_edge_max)
     soft[seen] = maybe[seen] & (sharp < bar) & (span >= cfg.glare_edge_span)
+    if dark_bgr is not None:
+        colour = median(middle.reshape(len(seen), -1, 3), axis=1)
+        soft[seen] |= maybe[seen] & burnt_out(colour, span, dark_bgr, cfg)
     return soft
 
 

@@ -491,6 +491,20 @@ def test_a_man_lit_past_the_hard_shadow_his_set_stands_in_is_no_hand(seed, squar
     assert square in unlit.occluded  # (the test does exercise it)
 
 
+@pytest.mark.parametrize("seed, square", [(1000283, 13), (1001734, 16), (1000051, 25)])
+def test_a_bare_square_glare_burnt_out_is_no_light_piece(seed, square):
+    """Evaluation scenes where glare burnt a bare dark square's middle out to the sensor's
+    limit: in colour a light piece, and too flat for its edges to be judged, it was read as a
+    white man or king.  Burnt out over the dark square is bare (vision.soft_edges.burnt_out)."""
+    frame, obs = _evaluation_scene(seed)
+    assert frame.placement.piece_at(square) is None
+    assert obs.board.piece_at(square) is None and square not in obs.occluded
+    blind = BoardObserver(obs.board.variant, cfg=VisionConfig(burnt_level=1000.0),
+                          calibration=Calibration(camera=frame.intrinsics),
+                          corners_px=frame.corners_px).observe(frame.image)
+    assert blind.board.piece_at(square) is not None  # (the test does exercise it)
+
+
 @pytest.mark.parametrize("seed", [1001524, 30000551, 30000771])
 def test_a_light_king_in_an_oblique_view_keeps_its_colour(seed):
     """Evaluation scenes seen 45-50 degrees from vertical: a king's colour was read from the
