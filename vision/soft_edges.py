@@ -66,6 +66,12 @@ def burnt_out(colour_bgr: np.ndarray, span: np.ndarray, dark_bgr: np.ndarray,
     return (colour_bgr.max(axis=-1) >= cfg.burnt_level) & veiled & (span < cfg.burnt_span)
 
 
+def _burnt_middle(middle: np.ndarray, span: np.ndarray, dark_bgr: np.ndarray,
+                  cfg: VisionConfig) -> np.ndarray:
+    """`burnt_out` of `_middle`'s samples (N, A, U', 3), by their median colour."""
+    return burnt_out(median(middle.reshape(len(middle), -1, 3), axis=1), span, dark_bgr, cfg)
+
+
 def soft_glare(image_bgr: np.ndarray, ks: KingSamples, pieces: np.ndarray, maybe: np.ndarray,
                cfg: VisionConfig, dark_bgr: np.ndarray | None = None) -> np.ndarray:
     """(S,) bool: the squares of `maybe` (S,: "pieces" glare may have made) that are a glare
@@ -84,8 +90,7 @@ def soft_glare(image_bgr: np.ndarray, ks: KingSamples, pieces: np.ndarray, maybe
     bar = min(cfg.glare_edge_share * typical, cfg.glare_edge_max)
     soft[seen] = maybe[seen] & (sharp < bar) & (span >= cfg.glare_edge_span)
     if dark_bgr is not None:
-        colour = median(middle.reshape(len(seen), -1, 3), axis=1)
-        soft[seen] |= maybe[seen] & burnt_out(colour, span, dark_bgr, cfg)
+        soft[seen] |= maybe[seen] & _burnt_middle(middle, span, dark_bgr, cfg)
     return soft
 
 
@@ -114,8 +119,7 @@ def settle_by_edges(image_bgr: np.ndarray, ks: KingSamples, seen: np.ndarray,
     bare = candidates & (veil >= cfg.glare_edge_veil) & (span >= cfg.glare_edge_span) \
         & (share < cfg.edge_soft_share)
     if dark_bgr is not None:
-        colour = median(middle.reshape(len(seen), -1, 3), axis=1)
-        bare |= candidates & burnt_out(colour, span, dark_bgr, cfg)
+        bare |= candidates & _burnt_middle(middle, span, dark_bgr, cfg)
     piece = candidates & ~beside_cover & (span >= cfg.edge_sharp_span) \
         & (share >= cfg.edge_sharp_share)
     return bare, piece
