@@ -243,6 +243,18 @@ class VisionConfig:
     burnt_gain: tuple[float, float] = (0.5, 2.0)
     burnt_miss: float = 12.0
     burnt_span: float = 30.0
+    # The frame's extent past the grid on each side (vision.frame_extent): the farthest of the
+    # probes `frame_probe_step_sq` apart out to `frame_reach_sq` at which the median colour
+    # along the side is within `frame_match` (0..255) of the side's frame colour (read within
+    # `frame_ref_sq` of the grid) at a brightness in `frame_shade`.  Beyond it the king stage
+    # reads nothing.  (Rendered scenes, seeds 1, 7 and 30: 728, 249 and 394 squares misread
+    # with the table beyond a far-rank piece read as frame, 722, 248 and 392 without; the
+    # table, a darker shade of a grey frame, passed for it at a shade of 0.5 and 30 levels.)
+    frame_probe_step_sq: float = 0.06
+    frame_reach_sq: float = 1.2
+    frame_ref_sq: tuple[float, float] = (0.1, 0.25)  # each side's colour is read this far out
+    frame_match: float = 10.0
+    frame_shade: tuple[float, float] = (0.85, 1.2)
     # Automatic localisation.
     locate_max_side_px: int = 640
 

@@ -13,7 +13,7 @@ off-centre shift sideways.  A polar grid around each square serves the shadow te
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -61,6 +61,10 @@ class KingSamples:
     # camera's height nor where its foot is are known: `leans_known` is False.
     calibrated: bool = True
     leans_known: bool = True
+    # How far each sample along the view lies outside the grid (S, J, T; squares, 0 on it),
+    # and on which side (as `outside`): past the frame the table says nothing.
+    along_out: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 0), np.float32))
+    along_side: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 0), np.int8))
 
 
 def build_king_samples(pose: BoardPose, square_px: float, cfg: VisionConfig) -> KingSamples:
@@ -117,7 +121,7 @@ def build_king_samples(pose: BoardPose, square_px: float, cfg: VisionConfig) -> 
                        zc, float(step), float(square_px), centres, away, ring_off, ring_xy,
                        _kind(ring_pts, n), _kind_across_line(ring_pts, n, near_sq),
                        diagonal, _neighbour_d2(ring_pts, centres, away, lam, diagonal),
-                       calibrated, known)
+                       calibrated, known, *outside(along_pts, n))
 
 
 def _diagonal(playable: list[tuple[int, int]], n: int) -> np.ndarray:
@@ -147,6 +151,16 @@ def _project(pose: BoardPose, pts: np.ndarray) -> np.ndarray:
     flat = pts.reshape(-1, 2)
     px = pose.project(np.column_stack([flat, np.zeros(len(flat))]))
     return px.reshape(pts.shape).astype(np.float32)
+
+
+def outside(pts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(distance, side) of plane points (..., 2) outside an n-square grid: how far (squares,
+    0 on the grid) and past which side, 0 before the first rank (y < 0), 1 past the last,
+    2 before the first file (x < 0), 3 past the last."""
+    x, y = pts[..., 0], pts[..., 1]
+    excess = np.stack([-y, y - n, -x, x - n], axis=-1)
+    return (np.maximum(excess.max(axis=-1), 0.0).astype(np.float32),
+            np.argmax(excess, axis=-1).astype(np.int8))
 
 
 def _kind(pts: np.ndarray, n: int) -> np.ndarray:

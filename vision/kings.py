@@ -408,7 +408,7 @@ def unlike_a_piece(p_along: np.ndarray, p_across: np.ndarray, t: np.ndarray, u: 
 def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: LocalLight,
                piece_bgr: np.ndarray, background_bgr: np.ndarray, group: np.ndarray,
                cfg: VisionConfig, trusted: np.ndarray | None = None,
-               occupied: np.ndarray | None = None,
+               occupied: np.ndarray | None = None, frame_sq: np.ndarray | None = None,
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(is_king, confidence, preference, not a piece) for the occupied squares `idx` (internal
     order); see `unlike_a_piece` for the last.
@@ -418,6 +418,8 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     `trusted` pieces (P,; all when None) measure what a set shares, its radius and its discs'
     height: a hand over squares, taken for pieces there, is neither.  `occupied` (S,): every
     square with something on it (the shadow test keeps off them; by default `idx`).
+    `frame_sq` (4,): how far the frame reaches past each side of the grid (vision.frame_extent;
+    by default as far as the lines): the table beyond it says nothing.
     """
     if trusted is not None and not trusted.any():
         trusted = None
@@ -454,6 +456,13 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     spot = (lum > brighter) & (chroma < 0.35 * lum)
     p[spot] = 0.0
     p_along = p[:n_p * n_along].reshape(along.shape[:3])
+    # (Past the frame the table, of no known colour: nothing.  The test for something bigger
+    # than a piece still reads it, a hand reaching in over the table.)
+    p_seen = p_along
+    past = np.zeros(p_along.shape, bool)
+    if frame_sq is not None and len(ks.along_out):
+        past = ks.along_out[idx] > np.asarray(frame_sq)[ks.along_side[idx]]
+        p_along = np.where(past, np.float32(0.0), p_along)
     p_across = p[n_p * n_along:].reshape(across.shape[:3])
 
     r0 = cfg.pieces.radius_sq
@@ -487,7 +496,8 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     # (Only as far as the board past the far edge reads as board: light squares and the
     # frame hold no piece, so what looks like one there is the board in the piece's colour.)
     pref = pref * board_beyond(p_along, ks.step_sq, t0, ks.b, grid[rows, chosen], side_shift,
-                               lam, rho, cfg.max_offset_sq, ks.along_kind[idx] != 0)
+                               lam, rho, cfg.max_offset_sq,
+                               (ks.along_kind[idx] != 0) & ~past)
     silhouette = pref
     step_px = lam[:, 0] * ks.square_px
     # Backed by the wall: where the silhouette hardly decides (a far edge over a square of the
@@ -545,7 +555,7 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     conf = 0.5 + 0.5 * sure * np.tanh(np.abs(pref - split) / kc.clear_preference)
     conf = np.where(step_px >= kc.min_step_px, conf, 0.5)
     widest = width >= widths[-1] - 1e-9
-    unlike = unlike_a_piece(p_along, p_across, ks.t, ks.u, shift[rows, chosen, 1],
+    unlike = unlike_a_piece(p_seen, p_across, ks.t, ks.u, shift[rows, chosen, 1],
                             grid[rows, chosen], side_shift, lam, rho, widest, kc)
     return king, conf, pref, unlike
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from calibration.colour import ColourModel
 from vision.config import VisionConfig
+from vision.frame_extent import frame_extent
 from vision.king_samples import diagonal_marked
 from vision.kings import _ray_distance, _ray_distance_rows, read_kings
 from vision.light import board_colours, fit_veil, local_light
@@ -817,8 +818,11 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
             dark_bgr)
         # (Squares whose grid corners a hand hides may be the hand: they measure no set.)
         trusted = None if covered is None else ~covered[seen]
+        frame_sq = frame_extent(_FloatGather(image_bgr.reshape(-1, 3))[s.frame_out.reshape(-1)]
+                                .reshape(*s.frame_out.shape, 3), cfg)
         k_is, k_conf, _, unlike = read_kings(img, s.kings, seen, light, piece_cols, background,
-                                             is_white[seen].astype(int), cfg, trusted, occ)
+                                             is_white[seen].astype(int), cfg, trusted, occ,
+                                             frame_sq)
         king[seen] = k_is
         king_conf[seen] = k_conf
         # Bigger than any piece: something over the square, not reported as a piece; unless

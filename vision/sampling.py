@@ -16,12 +16,13 @@ camera, into the near half of the light square behind them).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
 from vision.config import VisionConfig
+from vision.frame_extent import probe_distances_sq
 from vision.geometry import BoardPose, segment_dist2
 from vision.king_samples import KingSamples, build_king_samples
 from vision.light import LightPlan, plan_light
@@ -55,6 +56,11 @@ class SquareSamples:
     # (x0, y0, x1, y1): the part of the image any of the above reads, with a margin for the
     # blur; a frame is blurred only there.
     roi: tuple[int, int, int, int] = (0, 0, 0, 0)
+    # (4, K, D) probes past the grid on each side (as vision.king_samples.outside), at K
+    # places along it and the distances of vision.frame_extent.probe_distances_sq: how far
+    # the frame reaches.  (Read from the image as it is: `roi` leaves them out, since reaching
+    # out that far on every side would blur much more of the frame.)
+    frame_out: np.ndarray = field(default_factory=lambda: np.zeros((4, 0, 0), np.int64))
 
     @cached_property
     def light_incidence(self) -> np.ndarray:
@@ -151,6 +157,13 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
             ring += [(k, -d), (k, n + d), (-d, k), (n + d, k)]
     frame_idx = _flat_index(pose.project(np.column_stack([np.array(ring), np.zeros(len(ring))])),
                             image_size)
+    along = np.linspace(0.25, n - 0.25, 2 * n)[:, None]
+    out = probe_distances_sq(cfg)[None, :]
+    k_grid, d_grid = np.broadcast_arrays(along, out)
+    sides = [(k_grid, -d_grid), (k_grid, n + d_grid), (-d_grid, k_grid), (n + d_grid, k_grid)]
+    out_pts = np.stack([np.stack([x, y], axis=-1) for x, y in sides]).reshape(-1, 2)
+    frame_out = _flat_index(pose.project(np.column_stack([out_pts, np.zeros(len(out_pts))])),
+                            image_size).reshape(4, *k_grid.shape)
 
     # Interior grid corners: four squares meet, two dark and two light; pieces stand in the
     # middle of squares and lean away, so the corners stay visible unless something covers them.
@@ -211,7 +224,7 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
     return SquareSamples(n, image_size, tuple(geo_playable), tuple(light), base_idx, ref_idx,
                          frame_idx, probe_idx, tuple(neighbours), corner_dark, corner_light,
                          square_corners, side_px, kings, dark_hidable, light_hidable,
-                         light_plan, top_idx, roi)
+                         light_plan, top_idx, roi, frame_out)
 
 
 def _hidable(points: np.ndarray, kings: KingSamples, cfg: VisionConfig) -> np.ndarray:

@@ -579,3 +579,18 @@ def test_a_grey_sleeve_over_the_board_still_covers_its_squares():
     frame, obs = _evaluation_scene(1000052)
     assert len(frame.occluded) >= 8
     assert [obs.board.square_name(sq) for sq in frame.occluded - obs.occluded] == []
+
+
+@pytest.mark.parametrize("seed, square", [(1000208, 31), (1000993, 30), (1001800, 29)])
+def test_a_man_on_the_far_rank_before_a_table_of_his_colour_is_no_king(seed, square):
+    """Evaluation scenes, steep views of black men on the far rank: the king stage's lines
+    run over the frame onto the table, dark as the set, which read as a frame of the set's
+    colour - the silhouette then decided nothing and the wall called the man a king.  Past
+    the frame (measured: vision.frame_extent) the table says nothing."""
+    frame, obs = _evaluation_scene(seed)
+    assert obs.board.piece_at(square) == frame.placement.piece_at(square)
+    framed = BoardObserver(obs.board.variant, cfg=VisionConfig(frame_match=1e9),
+                           calibration=Calibration(camera=frame.intrinsics),
+                           corners_px=frame.corners_px).observe(frame.image)
+    # (The test does exercise it: with the frame taken to reach as far as it is probed.)
+    assert framed.board.piece_at(square) != frame.placement.piece_at(square)
