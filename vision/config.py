@@ -50,6 +50,11 @@ class KingConfig:
     # the piece's (a wall turned from the light is much darker than the top face).
     board_shade: tuple[float, float] = (0.5, 1.5)
     piece_shade: tuple[float, float] = (0.2, 1.6)
+    # Over light squares and the frame, a colour this close (0..255) to the piece's or closer
+    # tells the two apart that much less (vision.kings.piece_likeness).  (Rendered scenes,
+    # seeds 1, 7 and 30: 722, 248 and 392 squares misread without, 719, 245 and 385 with 40;
+    # 721 on seed 1 with 60, and 721 with 40 over the dark squares too.)
+    faint_apart: float = 40.0
     spot_delta: float = 40.0  # a specular spot is this much lighter (0..255) than piece/board
     spot_max_sq: float = 0.3  # and no longer along the view (longer: a clipped top face)
     shifts: int = 13  # off-centre shifts tried along the view (within max_offset_sq)

@@ -64,11 +64,17 @@ def _ray_distance_rows(xx: np.ndarray, xb: np.ndarray, bb: np.ndarray,
 def piece_likeness(x: np.ndarray, piece: np.ndarray, per: np.ndarray, board: np.ndarray,
                    kind: np.ndarray, board_shade: tuple[float, float],
                    piece_shade: tuple[float, float], mix: np.ndarray | None = None,
-                   ) -> np.ndarray:
+                   faint_apart: float = 0.0) -> np.ndarray:
     """-1 (board) .. +1 (piece) for N colours x (N x 3) seen where piece[per] might stand on
     board[kind]: the distance to (any shade of) the board minus that to the piece, relative to
     how far apart the two are.  Where `mix` (N,) names another kind (a sample by a grid line),
-    any blend of the two board colours counts as board."""
+    any blend of the two board colours counts as board.
+
+    Relative to how far apart they are, a board colour close to the piece's is told from it
+    by noise: over light squares and the frame (kinds 1 and up), a colour `faint_apart` or
+    less from the piece's says that much less (a white frame behind a white man on the far
+    rank read as his king's top).  Not over the dark squares: a set of their colour is told
+    from them by nothing else."""
     # (Row gathers by np.take: fancy indexing of rows is several times slower.)
     xx = channel_sum(x * x)
     x_boards = x @ board.T  # (N, kinds)
@@ -91,8 +97,11 @@ def piece_likeness(x: np.ndarray, piece: np.ndarray, per: np.ndarray, board: np.
                 xe, x_blend, bb_blend, *board_shade).min(axis=0))
     d_piece = _ray_distance_rows(xx, xp, np.take(channel_sum(piece * piece), per), *piece_shade)
     apart = np.linalg.norm(piece[:, None, :] - board[None, :, :], axis=2)  # (P, kinds)
-    scale = 0.35 * np.take(np.maximum(apart, 10.0).reshape(-1), per * n_kinds + kind)
-    return np.clip((d_board - d_piece) / scale, -1.0, 1.0)
+    apart_x = np.take(apart.reshape(-1), per * n_kinds + kind)
+    like = np.clip((d_board - d_piece) / (0.35 * np.maximum(apart_x, 10.0)), -1.0, 1.0)
+    if faint_apart > 0:
+        like = np.where(kind >= 1, like * np.clip(apart_x / faint_apart, 0.0, 1.0), like)
+    return like
 
 
 def _sample(image: np.ndarray, xy: np.ndarray) -> np.ndarray:
@@ -446,7 +455,8 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     mix = np.concatenate([ks.along_mix[idx].reshape(-1), ks.across_mix[idx].reshape(-1)])
     board = background_bgr.astype(np.float32)
     piece = piece_bgr.astype(np.float32)
-    p = piece_likeness(cols, piece, per, board, kind, kc.board_shade, kc.piece_shade, mix)
+    p = piece_likeness(cols, piece, per, board, kind, kc.board_shade, kc.piece_shade, mix,
+                       kc.faint_apart)
     # A specular spot (lighter than both the piece and the board, nearly grey) says nothing.
     c0, c1, c2 = cols.T  # (column by column: numpy reduces a length-3 axis slowly)
     lum = (c0 + c1 + c2) / 3.0
