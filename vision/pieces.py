@@ -818,8 +818,9 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
             dark_bgr)
         # (Squares whose grid corners a hand hides may be the hand: they measure no set.)
         trusted = None if covered is None else ~covered[seen]
-        frame_sq = frame_extent(_FloatGather(image_bgr.reshape(-1, 3))[s.frame_out.reshape(-1)]
-                                .reshape(*s.frame_out.shape, 3), cfg)
+        frame_sq = None if s.frame_out.size == 0 else frame_extent(
+            _FloatGather(image_bgr.reshape(-1, 3))[s.frame_out.reshape(-1)]
+            .reshape(*s.frame_out.shape, 3), cfg)
         k_is, k_conf, _, unlike = read_kings(img, s.kings, seen, light, piece_cols, background,
                                              is_white[seen].astype(int), cfg, trusted, occ,
                                              frame_sq)

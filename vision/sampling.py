@@ -58,8 +58,8 @@ class SquareSamples:
     roi: tuple[int, int, int, int] = (0, 0, 0, 0)
     # (4, K, D) probes past the grid on each side (as vision.king_samples.outside), at K
     # places along it and the distances of vision.frame_extent.probe_distances_sq: how far
-    # the frame reaches.  (Read from the image as it is: `roi` leaves them out, since reaching
-    # out that far on every side would blur much more of the frame.)
+    # the frame reaches.  (Read from the image as it is, unblurred: `roi` leaves them out,
+    # since reaching out that far on every side would blur much more of the image.)
     frame_out: np.ndarray = field(default_factory=lambda: np.zeros((4, 0, 0), np.int64))
 
     @cached_property
