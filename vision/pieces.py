@@ -240,14 +240,22 @@ def _shade_range(piece_bgr: np.ndarray, board_bgr: np.ndarray) -> tuple[float, f
 
 
 def _board_shade_range(sets_bgr: list[np.ndarray], board_bgr: np.ndarray,
-                       lo: float = 0.35, hi: float = 1.6) -> tuple[float, float]:
+                       lo: float = 0.35, hi: float = 1.6, reach: float | None = None,
+                       ) -> tuple[float, float]:
     """How far the bare square's colour may be darkened or lightened and still count as bare
     board: from `lo` to `hi` times, but short of a set that is itself such a shade (red
     pieces on dark red squares, lighter; black pieces on dark brown ones, darker), halfway
-    (geometrically) to the set's own brightness."""
+    (geometrically) to the set's own brightness.
+
+    A set counts as a shade if it is one up to `reach` times the square's brightness (by
+    default `hi` squared: every set that would bring the bound below `hi`).  A set twice as
+    bright as the squares (blue men on navy squares, their colour learned from the men in the
+    best light) is no shade within `hi`, yet its men in a duller light are."""
     bb = float(board_bgr @ board_bgr)
+    if reach is None:
+        reach = hi * hi
     for c in sets_bgr:
-        if float(_ray_distance(c, board_bgr, 0.45, 1.6)) < \
+        if float(_ray_distance(c, board_bgr, 0.45, reach)) < \
                 0.35 * float(np.linalg.norm(board_bgr - c)):
             gain = float(c @ board_bgr) / max(bb, 1e-6)
             if gain > 1.0:

@@ -71,3 +71,23 @@ def test_one_set_in_two_lights(a, b, c, one_set):
     from vision.pieces import _one_set_in_two_lights
 
     assert _one_set_in_two_lights(*(np.array(v, np.float64) for v in (a, b, c))) is one_set
+
+
+@pytest.mark.parametrize("gain, hi", [
+    # A set a shade of the navy squares, brighter by these factors: the bare square's shades
+    # stop halfway (geometrically) to the set's brightness, so 1.5 -> sqrt(1.5), 2.1 ->
+    # sqrt(2.1) (a set past 1.6 times that would still bring the bound below 1.6) ...
+    (1.5, 1.5 ** 0.5),
+    (2.1, 2.1 ** 0.5),
+    # ... and one past 1.6 squared leaves the bound at 1.6.
+    (3.0, 1.6),
+])
+def test_the_bare_squares_shades_stop_short_of_a_brighter_set_of_their_colour(gain, hi):
+    import numpy as np
+
+    from vision.pieces import _board_shade_range
+
+    navy = np.array([110.0, 70.0, 35.0])
+    lo, got = _board_shade_range([gain * navy], navy)
+    assert lo == pytest.approx(0.35)
+    assert got == pytest.approx(hi)
