@@ -173,6 +173,17 @@ class VisionConfig:
     occupied_contrast: float = 0.1
     occupied_spread: float = 4.0  # times the median variation of bare dark squares
     occupied_share: float = 0.35  # of the base disc that must differ from the bare square
+    # The second look (piece colours known) keeps a set that is a shade of the bare square to
+    # its own brightness, so that its shades do not take in bare squares: a shade within
+    # `shade_within` of its distance from the square.  Red men on walnut squares pass at
+    # about 0.22, and those in shadow, darker than 0.8 of their set, read as empty.  So for
+    # occupancy alone, where the first look saw `there_first_share` of the disc off the bare
+    # square, a set counts as a shade only within `there_within`.  (Rendered scenes, seeds 1,
+    # 7, 30: 710, 245, 384 squares misread before; 702, 245, 383 with these; 701, 248, 380
+    # at 0.2 with no first-look share asked, 707 on seed 1 at 0.15, 706 at 0.25.)
+    shade_within: float = 0.35
+    there_within: float = 0.2
+    there_first_share: float = 0.6
     # A square whose bare corners differ this much in brightness (gain max / min) has a
     # shadow's edge across it: its own shades in between are bare whatever the light model says.
     edge_span: float = 1.35

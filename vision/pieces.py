@@ -216,21 +216,23 @@ def _set_distance(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     return np.linalg.norm((x - c) * _SET_METRIC, axis=-1)
 
 
-def _shade_of_board(piece_bgr: np.ndarray, board_bgr: np.ndarray) -> bool:
+def _shade_of_board(piece_bgr: np.ndarray, board_bgr: np.ndarray, within: float = 0.35,
+                    ) -> bool:
     """Is the bare square's colour (BGR) a shade of a piece set's, within the noise of its
-    distance from it (red pieces on dark red squares)?"""
+    distance from it (`within` times that distance: red pieces on dark red squares)?"""
     return float(_ray_distance(board_bgr, piece_bgr, 0.45, 1.6)) < \
-        0.35 * float(np.linalg.norm(board_bgr - piece_bgr))
+        within * float(np.linalg.norm(board_bgr - piece_bgr))
 
 
-def _shade_range(piece_bgr: np.ndarray, board_bgr: np.ndarray) -> tuple[float, float]:
+def _shade_range(piece_bgr: np.ndarray, board_bgr: np.ndarray, within: float = 0.35,
+                 ) -> tuple[float, float]:
     """How far a piece set's colour may be darkened or lightened and still count as that set.
 
     Shading (walls, shadows) scales a colour, so any shade of the set counts; but a set whose
     colour is a lighter shade of the dark squares (red pieces on dark red squares) would then
     swallow the bare squares: such a set keeps to its own brightness.
     """
-    if _shade_of_board(piece_bgr, board_bgr):
+    if _shade_of_board(piece_bgr, board_bgr, within):
         return 0.8, 1.25
     # A set much darker than the squares: additive light (gloss, a light model made for the
     # board that under-corrects a piece) lifts it by many times its own brightness, up to about
@@ -696,19 +698,33 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                 centres.append(np.maximum(hidden_bgr, _DARKEST_SET_BGR))
         d_board = _ray_distance(base_bgr_px, dark_bgr, *_board_shade_range(centres, dark_bgr))
         # (A piece's pixel is also judged by the light's gain alone, `gain_only`.)
-        d_each = np.array([_ray_distance(base_bgr_px, c, *_shade_range(c, dark_bgr))
+        d_each = np.array([_ray_distance(base_bgr_px, c,
+                                         *_shade_range(c, dark_bgr, cfg.shade_within))
                            for c in centres])
         d_full = d_each.min(axis=0)
         # (Which pixels matched a set that is itself a shade of the bare square.)
-        shade_set = np.array([_shade_of_board(c, dark_bgr) for c in centres])
+        shade_set = np.array([_shade_of_board(c, dark_bgr, cfg.shade_within) for c in centres])
         as_shade = shade_set[d_each.argmin(axis=0)]
-        d_gain = np.min([_ray_distance(gain_only, c, *_shade_range(c, dark_bgr))
+        d_gain = np.min([_ray_distance(gain_only, c,
+                                       *_shade_range(c, dark_bgr, cfg.shade_within))
                          for c in centres + centres_gain], axis=0)
         d_piece = np.minimum(d_full, d_gain)
         # (and its colour is the one that matched)
         base_bgr_px = np.where((d_gain < d_full)[..., None], gain_only, base_bgr_px)
         is_piece = d_piece < d_board
-        share2 = (is_piece & ~own_board).mean(axis=1)
+        # (For occupancy, where the first look saw a piece, a set hardly a shade of the bare
+        # square may take its own darker shades: a red man in shadow on walnut.)
+        is_there = is_piece
+        if any(_shade_of_board(c, dark_bgr, cfg.shade_within)
+               != _shade_of_board(c, dark_bgr, cfg.there_within) for c in centres):
+            d_there = np.min(
+                [_ray_distance(base_all, c, *_shade_range(c, dark_bgr, cfg.there_within))
+                 for c in centres]
+                + [_ray_distance(gain_only, c, *_shade_range(c, dark_bgr, cfg.there_within))
+                   for c in centres + centres_gain], axis=0)
+            is_there = is_piece | ((d_there < d_board)
+                                   & (share > cfg.there_first_share)[:, None])
+        share2 = (is_there & ~own_board).mean(axis=1)
         if trace is not None:
             trace["share2"] = share2
         occ = share2 > cfg.occupied_share
@@ -723,6 +739,13 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         cnt = np.maximum(is_piece.sum(axis=1), 1)[:, None]
         piece_lab = np.where(occ[:, None], _to_lab((base_bgr_px * is_piece[..., None]).sum(axis=1)
                                                    / cnt), piece_lab)
+        # (Its colour from the pixels of the set's own brightness, if it shows any.)
+        none_strict = occ & ~is_piece.any(axis=1)
+        if none_strict.any():
+            is_piece = np.where(none_strict[:, None], is_there, is_piece)
+            cnt = np.maximum(is_piece.sum(axis=1), 1)[:, None]
+            piece_lab = np.where(none_strict[:, None], _to_lab(
+                (base_bgr_px * is_piece[..., None]).sum(axis=1) / cnt), piece_lab)
         not_board = np.where(occ[:, None], is_piece, not_board)
         idx = np.flatnonzero(occ)
     if camo.any():

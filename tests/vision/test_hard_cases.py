@@ -650,3 +650,22 @@ def test_a_wooden_man_leaning_over_a_corner_of_his_square_is_no_glare(seed, squa
     monkeypatch.setattr(pieces, "_veiled_board", partial(pieces._veiled_board, veil_tol=30.0))
     _, loose = _evaluation_scene(seed)
     assert all(loose.label(sq) == "empty" for sq in squares)
+
+
+@pytest.mark.parametrize("seed, squares", [(1001352, [27, 28]), (1001269, [15]), (1000917, [31]),
+                                           (1001213, [16])])
+def test_a_red_piece_in_shadow_on_walnut_is_seen(seed, squares):
+    """Evaluation scenes, red or magenta pieces on walnut squares: the squares' colour is
+    nearly a darker shade of the set's (0.22 of its distance off one), so the second look
+    kept the set to 0.8-1.25 of its brightness, lest its shades take in bare squares.  These
+    pieces stand in a shadow, darker than that, and read as empty although the first look saw
+    their whole disc.  For occupancy, where the first look saw a piece, only a set within 0.2
+    keeps to its brightness."""
+    frame, obs = _evaluation_scene(seed)
+    assert [obs.board.square_name(sq) for sq in squares
+            if obs.board.piece_at(sq) != frame.placement.piece_at(sq)] == []
+    # (The test does exercise it: with one bound for both.)
+    strict = BoardObserver(obs.board.variant, cfg=VisionConfig(there_within=0.35),
+                           calibration=Calibration(camera=frame.intrinsics),
+                           corners_px=frame.corners_px).observe(frame.image)
+    assert all(strict.label(sq) == "empty" for sq in squares)
