@@ -736,16 +736,11 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         occ &= ~((share < cfg.camouflage_clean_share) & (2 * n_shade > is_piece.sum(axis=1)))
         occ_conf = _sigmoid(np.abs(share2 - cfg.occupied_share) / 0.08) * 2 - 1
         conf = np.clip(occ_conf, 0.0, 1.0)
+        # (A piece's colour from its pixels at the set's own brightness, if it shows any.)
+        is_piece = np.where((occ & ~is_piece.any(axis=1))[:, None], is_there, is_piece)
         cnt = np.maximum(is_piece.sum(axis=1), 1)[:, None]
         piece_lab = np.where(occ[:, None], _to_lab((base_bgr_px * is_piece[..., None]).sum(axis=1)
                                                    / cnt), piece_lab)
-        # (Its colour from the pixels of the set's own brightness, if it shows any.)
-        none_strict = occ & ~is_piece.any(axis=1)
-        if none_strict.any():
-            is_piece = np.where(none_strict[:, None], is_there, is_piece)
-            cnt = np.maximum(is_piece.sum(axis=1), 1)[:, None]
-            piece_lab = np.where(none_strict[:, None], _to_lab(
-                (base_bgr_px * is_piece[..., None]).sum(axis=1) / cnt), piece_lab)
         not_board = np.where(occ[:, None], is_piece, not_board)
         idx = np.flatnonzero(occ)
     if camo.any():
