@@ -87,6 +87,13 @@ def _evaluation_scene(seed: int):
     return frame, obs
 
 
+def _read_again(frame, obs, cfg: VisionConfig):
+    """The same frame read with another configuration (the control of a hard case)."""
+    return BoardObserver(obs.board.variant, cfg=cfg,
+                         calibration=Calibration(camera=frame.intrinsics),
+                         corners_px=frame.corners_px).observe(frame.image)
+
+
 def _still_board_read_right(seed: int) -> None:
     """Evaluation scene `seed` has no hand, and every square is read (kings and men aside)."""
     frame, obs = _evaluation_scene(seed)
@@ -488,9 +495,7 @@ def test_a_man_lit_past_the_hard_shadow_his_set_stands_in_is_no_hand(seed, squar
     frame, obs = _evaluation_scene(seed)
     assert square not in obs.occluded
     assert obs.board.piece_at(square) == frame.placement.piece_at(square)
-    unlit = BoardObserver(obs.board.variant, cfg=VisionConfig(lit_piece_shade=1.0),
-                          calibration=Calibration(camera=frame.intrinsics),
-                          corners_px=frame.corners_px).observe(frame.image)
+    unlit = _read_again(frame, obs, VisionConfig(lit_piece_shade=1.0))
     assert square in unlit.occluded  # (the test does exercise it)
 
 
@@ -502,9 +507,7 @@ def test_a_bare_square_glare_burnt_out_is_no_light_piece(seed, square):
     frame, obs = _evaluation_scene(seed)
     assert frame.placement.piece_at(square) is None
     assert obs.board.piece_at(square) is None and square not in obs.occluded
-    blind = BoardObserver(obs.board.variant, cfg=VisionConfig(burnt_level=1000.0),
-                          calibration=Calibration(camera=frame.intrinsics),
-                          corners_px=frame.corners_px).observe(frame.image)
+    blind = _read_again(frame, obs, VisionConfig(burnt_level=1000.0))
     assert blind.board.piece_at(square) is not None  # (the test does exercise it)
 
 
@@ -592,9 +595,7 @@ def test_a_man_on_the_far_rank_before_a_table_of_his_colour_is_no_king(seed, squ
     the frame (measured: vision.frame_extent) the table says nothing."""
     frame, obs = _evaluation_scene(seed)
     assert obs.board.piece_at(square) == frame.placement.piece_at(square)
-    framed = BoardObserver(obs.board.variant, cfg=VisionConfig(frame_match=1e9),
-                           calibration=Calibration(camera=frame.intrinsics),
-                           corners_px=frame.corners_px).observe(frame.image)
+    framed = _read_again(frame, obs, VisionConfig(frame_match=1e9))
     # (The test does exercise it: with the frame taken to reach as far as it is probed.)
     assert framed.board.piece_at(square) != frame.placement.piece_at(square)
 
@@ -606,10 +607,7 @@ def test_a_white_man_on_the_far_rank_before_a_frame_near_his_colour_is_no_king(s
     says little (KingConfig.faint_apart); the wall, saying man, decides."""
     frame, obs = _evaluation_scene(seed)
     assert obs.board.piece_at(square) == frame.placement.piece_at(square)
-    loud = BoardObserver(obs.board.variant,
-                         cfg=VisionConfig(kings=replace(KingConfig(), faint_apart=0.0)),
-                         calibration=Calibration(camera=frame.intrinsics),
-                         corners_px=frame.corners_px).observe(frame.image)
+    loud = _read_again(frame, obs, VisionConfig(kings=replace(KingConfig(), faint_apart=0.0)))
     # (The test does exercise it.)
     assert loud.board.piece_at(square) != frame.placement.piece_at(square)
 
@@ -665,7 +663,5 @@ def test_a_red_piece_in_shadow_on_walnut_is_seen(seed, squares):
     assert [obs.board.square_name(sq) for sq in squares
             if obs.board.piece_at(sq) != frame.placement.piece_at(sq)] == []
     # (The test does exercise it: with one bound for both.)
-    strict = BoardObserver(obs.board.variant, cfg=VisionConfig(there_within=0.35),
-                           calibration=Calibration(camera=frame.intrinsics),
-                           corners_px=frame.corners_px).observe(frame.image)
+    strict = _read_again(frame, obs, VisionConfig(there_within=0.35))
     assert all(strict.label(sq) == "empty" for sq in squares)
