@@ -17,7 +17,7 @@ from sim.render import render
 from sim.scene import sample_position, sample_scene, sample_world
 from sim.world import TableSpec
 from tests.vision.scenes import observe, occupancy_and_colour_errors
-from vision import pieces
+from vision import kings, pieces
 from vision.config import KingConfig, VisionConfig
 from vision.pipeline import BoardObserver
 
@@ -665,3 +665,19 @@ def test_a_red_piece_in_shadow_on_walnut_is_seen(seed, squares):
     # (The test does exercise it: with one bound for both.)
     strict = _read_again(frame, obs, VisionConfig(there_within=0.35))
     assert all(strict.label(sq) == "empty" for sq in squares)
+
+
+@pytest.mark.parametrize("seed, squares", [(1000737, [2]), (1001249, [3]), (30000389, [17, 30])])
+def test_a_lone_man_of_a_set_is_sized_by_his_own_width(seed, squares, monkeypatch):
+    """Evaluation scenes where a set has one man on the board (tilt 38-40 deg, no hand, no
+    glare): a set with fewer than three good widths was sized by all the pieces, mostly of
+    the other set; a white man the image makes wider than the black ones (his bright edges
+    bleed) then looked long for that size, and read as a king.  A set with one good width is
+    sized by it now."""
+    frame, obs = _evaluation_scene(seed)
+    assert all(not frame.placement.piece_at(sq).is_king for sq in squares)
+    assert _man_king_mixups(frame, obs, min_pieces=2) == []
+    # (The test does exercise it: with a set sized by its own widths from three on.)
+    monkeypatch.setattr(kings, "set_radius", partial(kings.set_radius, min_own=3))
+    _, other = _evaluation_scene(seed)
+    assert all(other.label(sq).endswith("king") for sq in squares)
