@@ -552,8 +552,10 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         0.5 * cfg.occupied_spread * spread, 0.5 * cfg.occupied_contrast * contrast)
     own_board = (own_ok & model_off)[:, None] & (np.linalg.norm(
         _to_lab(raw_base) - own_lab[:, None, :], axis=2) <= own_threshold)
+    veil_px = np.zeros_like(own_board)
     if model_off.any():
-        own_board[model_off] |= _veiled_board(patches[model_off], raw_base[model_off], dark_bgr)
+        veil_px[model_off] = _veiled_board(patches[model_off], raw_base[model_off], dark_bgr)
+        own_board |= veil_px
     # (Wherever an edge crosses a square, not only where the model visibly fails: its
     # correction may bring the square's mean right and each side wrong.)
     own_board |= _across_shadow_edge(patches, raw_base, dark_bgr, cfg.edge_span)
@@ -734,8 +736,22 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         # board.
         n_shade = (is_piece & as_shade).sum(axis=1)
         occ &= ~((share < cfg.camouflage_clean_share) & (2 * n_shade > is_piece.sum(axis=1)))
+        # A light piece in real glare may match the bare square under a grey veil, its
+        # corners' veil (`_veiled_board`): where only that emptied a square, a silhouette as
+        # sharp as the other pieces' (vision.soft_edges), with no hand beside, is a piece.
+        veiled = ~occ & veil_px.any(axis=1) & (
+            (is_there & ~(own_board & ~veil_px)).mean(axis=1) > cfg.occupied_share)
+        sharp = np.zeros(n, bool)
+        if veiled.any() and occ.sum() >= cfg.glare_edge_min_pieces:
+            seen = np.flatnonzero(occ | veiled)
+            free = np.ones(len(seen), bool) if covered is None else ~covered[seen]
+            beside = np.zeros(len(seen), bool) if covered is None else diagonal_marked(
+                s.kings.diagonal[seen], covered).any(axis=1)
+            sharp[seen] = settle_by_edges(image_bgr, s.kings, seen, veiled[seen],
+                                          light.offset[seen].mean(axis=1), free, beside, cfg)[1]
+            occ |= sharp
         occ_conf = _sigmoid(np.abs(share2 - cfg.occupied_share) / 0.08) * 2 - 1
-        conf = np.clip(occ_conf, 0.0, 1.0)
+        conf = np.where(sharp, cfg.glare_edge_confidence, np.clip(occ_conf, 0.0, 1.0))
         # (A piece's colour from its pixels at the set's own brightness, if it shows any.)
         is_piece = np.where((occ & ~is_piece.any(axis=1))[:, None], is_there, is_piece)
         cnt = np.maximum(is_piece.sum(axis=1), 1)[:, None]
