@@ -737,8 +737,9 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         n_shade = (is_piece & as_shade).sum(axis=1)
         occ &= ~((share < cfg.camouflage_clean_share) & (2 * n_shade > is_piece.sum(axis=1)))
         # A light piece in real glare may match the bare square under a grey veil, its
-        # corners' veil (`_veiled_board`): where only that emptied a square, a silhouette as
-        # sharp as the other pieces' (vision.soft_edges), with no hand beside, is a piece.
+        # corners' veil (`_veiled_board`): where giving back the pixels that test took makes a
+        # square a piece again, a silhouette as sharp as the other pieces' (vision.soft_edges),
+        # with no hand beside, says it is one.
         veiled = ~occ & veil_px.any(axis=1) & (
             (is_there & ~(own_board & ~veil_px)).mean(axis=1) > cfg.occupied_share)
         sharp = np.zeros(n, bool)
