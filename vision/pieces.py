@@ -482,6 +482,16 @@ def _veiled_board(patches_bgr: np.ndarray, base_bgr: np.ndarray, dark_bgr: np.nd
             & (vx <= v_hi[:, None]))
 
 
+def _top_readings(top: np.ndarray, gain: np.ndarray, veil: np.ndarray) -> list[np.ndarray]:
+    """Lab colours (K, 3) of kings' top faces (raw samples (K, T, 3)), read both corrected for
+    the light (gain and veil (K,) at each king) and under its gain alone, as a piece's pixels
+    are in `classify`: a king standing in a glare veil does not carry it, and a white top with
+    the veil taken off looked grey, nearer a black set.  The reading nearer a set decides."""
+    g = gain[:, None, None]
+    return [_to_lab(median((top - veil[:, None, None]) / g, axis=1)),
+            _to_lab(median(top / g, axis=1))]
+
+
 class _FloatGather:
     """`g[idx]` gives the pixels at flat indices `idx` as float32 BGR."""
 
@@ -888,12 +898,11 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         # king's two shaded walls in an oblique view, and a light king passes for a dark one.
         kings_at = seen[k_is & ~unlike]
         if len(kings_at) and white_lab is not None and black_lab is not None:
-            top = flat[s.king_top[kings_at]]  # (K, T, 3)
-            gain = light.base_gain[kings_at].mean(axis=1)
-            veil = light.base_offset[kings_at].mean(axis=1)
-            top_lab = _to_lab(median((top - veil[:, None, None]) / gain[:, None, None], axis=1))
-            dw = _set_distance(top_lab, white_lab)
-            db = _set_distance(top_lab, black_lab)
+            tops = _top_readings(flat[s.king_top[kings_at]],
+                                 light.base_gain[kings_at].mean(axis=1),
+                                 light.base_offset[kings_at].mean(axis=1))
+            dw = np.min([_set_distance(t, white_lab) for t in tops], axis=0)
+            db = np.min([_set_distance(t, black_lab) for t in tops], axis=0)
             is_white[kings_at] = dw < db
             col_conf[kings_at] = _sigmoid(np.abs(dw - db) / (0.05 * contrast)) * 2 - 1
 

@@ -698,3 +698,21 @@ def test_a_light_piece_in_real_glare_with_a_sharp_edge_is_seen(seed, squares):
     # (The test does exercise it: with no edges judged, too few pieces to compare with.)
     blind = _read_again(frame, obs, VisionConfig(glare_edge_min_pieces=10**6))
     assert all(blind.label(sq) == "empty" for sq in squares)
+
+
+@pytest.mark.parametrize("seed, squares", [(7000069, [4, 12]), (7000223, [18]),
+                                           (30000114, [26])])
+def test_a_light_king_in_a_glare_veil_keeps_its_colour(seed, squares, monkeypatch):
+    """Evaluation scenes, white (light blue, grey) kings in a glare veil or by a hard
+    shadow's edge: their top face, with the veil at their square taken off, looked grey, and
+    the kings read as black.  A king does not carry the board's veil: his top is also read
+    under the light's gain alone, and the reading nearer a set decides."""
+    frame, obs = _evaluation_scene(seed)
+    assert all(frame.placement.piece_at(sq).value == "white_king" for sq in squares)
+    assert [obs.label(sq) for sq in squares] == ["white_king"] * len(squares)
+    # (The test does exercise it: with the top read with the veil taken off only.)
+    both = pieces._top_readings
+    monkeypatch.setattr(pieces, "_top_readings", lambda top, gain, veil: both(top, gain, veil)[:1])
+    _, veiled = _evaluation_scene(seed)
+    assert [veiled.label(sq) for sq in squares] == ["black_king"] * len(squares)
+
