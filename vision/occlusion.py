@@ -51,6 +51,17 @@ def _lit_piece(lab: np.ndarray, piece_labs: list[np.ndarray], hue_deg: float = 1
     return out
 
 
+def _lit_light_square(probe_lab: np.ndarray, light_lab: np.ndarray, lit: np.ndarray,
+                      ) -> np.ndarray:
+    """(L, Q) light-square samples (Lab, (L, Q, 3)) that are the light squares' colour under
+    more light, on the light squares `lit` (L,) brighter than that colour: as a lit piece is
+    its set's (`_lit_piece`), lighter and more saturated in the same hue.  A hard shadow over
+    most of the board, lit by a tinted ambient, taught the board's colours, and the light
+    squares in the lamp's light, much more saturated, looked foreign: an arm over all of them
+    (a hand brings no light of its own)."""
+    return lit[:, None] & _lit_piece(probe_lab, [light_lab])
+
+
 def _corner_quadrants(flat: np.ndarray, s: SquareSamples) -> np.ndarray:
     """Median colours (C, 4, 3) of the two dark and two light quadrants at each grid corner."""
     dark = median(flat[s.corner_dark], axis=2)  # (C, 2, 3)
@@ -192,6 +203,7 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
     # Lighter than it, in its hue, is more light (sun through a window, glare: what a smooth
     # light model misses at a sharp edge), not a hand: only darkness and hue count.
     lit_probe = median(probe_lab[..., 0], axis=1) > light_lab[0] + 0.25 * contrast
+    lit_light = _lit_light_square(probe_lab, light_lab, lit_probe)
     probe_lab = probe_lab.copy()
     probe_lab[..., 0] = np.minimum(probe_lab[..., 0], light_lab[0])
     # In such a patch of extra light a piece is lighter and more saturated than its set,
@@ -202,7 +214,7 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
     if lit.any():
         foreign_px[lit] &= ~_lit_piece(base_lab[lit], piece_labs)
     base_foreign = foreign_px.mean(axis=1)
-    probe_foreign = _foreign(probe_lab, [light_lab], contrast, cfg.foreign_contrast)
+    probe_foreign = _foreign(probe_lab, [light_lab], contrast, cfg.foreign_contrast) & ~lit_light
     if probe_glare is not None:
         probe_foreign &= ~probe_glare
     light_foreign = probe_foreign.mean(axis=1) > 0.5

@@ -17,7 +17,7 @@ from sim.render import render
 from sim.scene import sample_position, sample_scene, sample_world
 from sim.world import TableSpec
 from tests.vision.scenes import observe, occupancy_and_colour_errors
-from vision import kings, pieces
+from vision import kings, occlusion, pieces
 from vision.config import KingConfig, VisionConfig
 from vision.pipeline import BoardObserver
 
@@ -716,3 +716,18 @@ def test_a_light_king_in_a_glare_veil_keeps_its_colour(seed, squares, monkeypatc
     _, veiled = _evaluation_scene(seed)
     assert [veiled.label(sq) for sq in squares] == ["black_king"] * len(squares)
 
+
+def test_light_squares_in_the_lamps_light_past_a_hard_shadow_are_no_arm(monkeypatch):
+    """Evaluation scene 30000457: a hard shadow over most of a wooden board taught the
+    board's colours, its tinted ambient making them duller; the light squares in the lamp's
+    light, much more saturated, read as foreign, an arm over the eleven playable squares
+    beside them.  The light squares' colour lighter and more saturated in its own hue is more
+    light, not an arm."""
+    frame, obs = _evaluation_scene(30000457)
+    assert frame.occluded == frozenset() and frame.partly_occluded == frozenset()
+    assert obs.occluded == frozenset()
+    # (The test does exercise it: with the light squares' lit colour foreign.)
+    monkeypatch.setattr(occlusion, "_lit_light_square",
+                        lambda probe_lab, light_lab, lit: np.zeros(probe_lab.shape[:2], bool))
+    _, unlit = _evaluation_scene(30000457)
+    assert len(unlit.occluded) >= 10
