@@ -201,7 +201,8 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
         foreign_px &= ~bare_px
     # The probes sit where no piece reaches (see sampling): only the light colour belongs there.
     # Lighter than it, in its hue, is more light (sun through a window, glare: what a smooth
-    # light model misses at a sharp edge), not a hand: only darkness and hue count.
+    # light model misses at a sharp edge), not a hand: only darkness and hue count, and not
+    # even hue where it is also more saturated in the same hue (`_lit_light_square`).
     lit_probe = median(probe_lab[..., 0], axis=1) > light_lab[0] + 0.25 * contrast
     lit_light = _lit_light_square(probe_lab, light_lab, lit_probe)
     probe_lab = probe_lab.copy()
