@@ -714,8 +714,11 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                                          *_shade_range(c, dark_bgr, cfg.shade_within))
                            for c in centres])
         d_full = d_each.min(axis=0)
-        # (Which pixels matched a set that is itself a shade of the bare square.)
-        shade_set = np.array([_shade_of_board(c, dark_bgr, cfg.shade_within) for c in centres])
+        # (Which pixels matched a set that is itself a shade of the bare square: nearly one,
+        # within `there_within`.  On squares nearly black any warm set is a shade of them
+        # within `shade_within`, and red men on black squares in a photo taken small, which
+        # the first look missed, were dropped.)
+        shade_set = np.array([_shade_of_board(c, dark_bgr, cfg.there_within) for c in centres])
         as_shade = shade_set[d_each.argmin(axis=0)]
         d_gain = np.min([_ray_distance(gain_only, c,
                                        *_shade_range(c, dark_bgr, cfg.shade_within))
