@@ -180,7 +180,10 @@ class VisionConfig:
     # occupancy alone, where the first look saw `there_first_share` of the disc off the bare
     # square, a set counts as a shade only within `there_within`.  (Rendered scenes, seeds 1,
     # 7, 30: 710, 245, 384 squares misread before; 702, 245, 383 with these; 701, 248, 380
-    # at 0.2 with no first-look share asked, 707 on seed 1 at 0.15, 706 at 0.25.)
+    # at 0.2 with no first-look share asked, 707 on seed 1 at 0.15, 706 at 0.25.)  A set
+    # claims no square the first look saw bare only as a shade within `there_within` too: on
+    # nearly black squares any warm set is a shade within `shade_within` (red men on black
+    # squares in a photo taken small were dropped).
     shade_within: float = 0.35
     there_within: float = 0.2
     there_first_share: float = 0.6
