@@ -60,3 +60,33 @@ def test_mirrored_corner_order_still_puts_the_camera_above():
                              CameraIntrinsics(1280, 720, 900, 900, 640, 360))
     assert pose.up == -1.0
     assert pose.camera_centre()[2] == pytest.approx(centre[2], rel=1e-3)
+
+
+@pytest.mark.parametrize("shift", [(300.0, -150.0), (-250.0, 200.0)])
+def test_without_intrinsics_an_off_centre_photo_keeps_its_corners(shift):
+    """A photo cropped off its centre: its principal point is not the image's, and no camera
+    centred there puts the board where it is.  The pose found without intrinsics must still
+    put the grid's corners, and so every square, where they are (before, a camera centred on
+    the image missed them by a tenth of a square or more)."""
+    r, t, k, _ = _camera(35.0)
+    k = k.copy()
+    k[0, 2] += shift[0]
+    k[1, 2] += shift[1]
+    board = np.array([[0, 0, 0], [8, 0, 0], [8, 8, 0], [0, 8, 0]], float)
+    corners = _project(board, r, t, k)
+    pose = pose_from_corners(corners, 8, (1280, 720))
+    square_px = np.linalg.norm(corners[1] - corners[0]) / 8
+    assert pose.reprojection_error_px() < 0.01 * square_px
+    # Every square's centre, not only the corners the pose was fitted to.
+    centres = np.array([[f + 0.5, r_ + 0.5, 0.0] for f in range(8) for r_ in range(8)])
+    assert np.abs(pose.project(centres) - _project(centres, r, t, k)).max() < 0.02 * square_px
+    assert pose.focal_estimated
+
+
+def test_without_intrinsics_a_centred_photo_keeps_its_centred_camera():
+    """Where a camera centred on the image fits, the principal point stays there."""
+    r, t, k, _ = _camera(35.0)
+    corners = _project(np.array([[0, 0, 0], [8, 0, 0], [8, 8, 0], [0, 8, 0]], float), r, t, k)
+    pose = pose_from_corners(corners, 8, (1280, 720))
+    assert (pose.intrinsics.cx_px, pose.intrinsics.cy_px) == (640.0, 360.0)
+    assert pose.intrinsics.fx_px == pytest.approx(900.0, rel=0.02)
