@@ -127,3 +127,22 @@ def test_a_keystoned_photo_is_read_where_its_corners_are(item):
              if got != NAMES.get(item["squares"].get(name, ""), "empty")]
     assert not obs.occluded
     assert len(wrong) <= 0.1 * len(labels), wrong
+
+
+@pytest.mark.skipif(_fhgr() is None, reason="the shared photographs are not available")
+def test_a_shadow_band_over_a_photo_does_not_turn_the_board_found():
+    """fhgr-board-v2.jpg with a hard shadow across a third of the board, halving the light: the
+    shadow's edges crossing light squares made five of them look occupied (their middles
+    differ from their corners), against one piece seen on the dark squares (tall black pieces
+    on dark blue hardly show), and the board found was turned a quarter as if played on the
+    light squares.  A middle that is a shade of its corners is no piece."""
+    item = _fhgr()
+    image = cv2.imread(str(PHOTOS / item["file"])).astype(np.float64)
+    c = np.array(item["corners"], np.float64)
+    a, b, d = c[0] + 0.3 * (c[1] - c[0]), c[3] + 0.5 * (c[2] - c[3]), 0.3 * (c[1] - c[0])
+    mask = np.zeros(image.shape[:2], np.float32)
+    cv2.fillPoly(mask, [np.array([a, a + d, b + d, b]).astype(np.int32)], 1.0)
+    mask = cv2.GaussianBlur(mask, (0, 0), 3)
+    image = np.clip(image * (1 - 0.5 * mask[..., None]), 0, 255).astype(np.uint8)
+    obs = BoardObserver("brazilian").observe(image)
+    assert np.abs(np.array(obs.corners_px) - c).max() < 5.0
