@@ -68,6 +68,60 @@ def _side_light(img: np.ndarray) -> np.ndarray:
     return img * (1.2 - 0.6 * np.arange(w) / w)[None, :, None]
 
 
+def _rotated(deg: float) -> Change:
+    """Turned by `deg` about the centre, on a canvas grown to hold all of it."""
+    def change(img: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        h, w = img.shape[:2]
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), deg, 1.0)
+        cos, sin = abs(m[0, 0]), abs(m[0, 1])
+        nw, nh = int(h * sin + w * cos), int(h * cos + w * sin)
+        m[0, 2] += nw / 2 - w / 2
+        m[1, 2] += nh / 2 - h / 2
+        out = cv2.warpAffine(img, m, (nw, nh), flags=cv2.INTER_LINEAR,
+                             borderMode=cv2.BORDER_REPLICATE)
+        return out, np.column_stack([corners, np.ones(len(corners))]) @ m.T
+    return change
+
+
+def _keystoned(share: float) -> Change:
+    """As a more oblique camera, or a shifted lens, takes it: the top edge pulled in by
+    `share` of the width at each side, and down (no camera centred on the image fits it)."""
+    def change(img: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        h, w = img.shape[:2]
+        src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        dst = np.float32([[w * share, h * share * 0.8], [w * (1 - share), h * share * 0.8],
+                          [w, h], [0, h]])
+        m = cv2.getPerspectiveTransform(src, dst)
+        out = cv2.warpPerspective(img, m, (w, h), flags=cv2.INTER_LINEAR,
+                                  borderMode=cv2.BORDER_REPLICATE)
+        moved = cv2.perspectiveTransform(np.asarray(corners, np.float64).reshape(-1, 1, 2), m)
+        return out, moved.reshape(-1, 2)
+    return change
+
+
+def _shadow_band(img: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A hard shadow (an arm's, a lamp's edge) across the board, a third of it wide, halving
+    the light."""
+    c = np.asarray(corners, np.float64)
+    a, b = c[0] + 0.3 * (c[1] - c[0]), c[3] + 0.5 * (c[2] - c[3])
+    d = 0.3 * (c[1] - c[0])
+    mask = np.zeros(img.shape[:2], np.float32)
+    cv2.fillPoly(mask, [np.array([a, a + d, b + d, b]).astype(np.int32)], 1.0)
+    mask = cv2.GaussianBlur(mask, (0, 0), 3)
+    out = img.astype(np.float64) * (1 - 0.5 * mask[..., None])
+    return np.clip(out, 0, 255).astype(np.uint8), corners
+
+
+def _glare_spot(img: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A lamp's reflection: grey light added, a Gaussian an eighth of the board wide."""
+    c = np.asarray(corners, np.float64)
+    centre = c.mean(axis=0) + 0.15 * (c[1] - c[0])
+    sigma = 0.12 * float(np.linalg.norm(c[1] - c[0]))
+    yy, xx = np.mgrid[0:img.shape[0], 0:img.shape[1]]
+    spot = np.exp(-((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2) / (2 * sigma ** 2))
+    return np.clip(img + 110 * spot[..., None], 0, 255).astype(np.uint8), corners
+
+
 def _clicked(share: float) -> Change:
     """The corners clicked in a hurry: each `share` of the board's side off, in its own
     direction (outwards, inwards, along an edge); the image as it is."""
@@ -89,6 +143,11 @@ CHANGES: dict[str, Change] = {
     "noise 8": _gain(lambda x: x + np.random.default_rng(0).normal(0, 8, x.shape)),
     "jpeg 40": _jpeg(40), "vignette": _gain(_vignette), "side light": _gain(_side_light),
     "clicks 0.5% of the board off": _clicked(0.005), "clicks 1% off": _clicked(0.01),
+    "rotated 12": _rotated(12.0), "rotated -33": _rotated(-33.0),
+    "keystone 0.15": _keystoned(0.15), "hard shadow band": _shadow_band,
+    "glare spot": _glare_spot, "cool lamp": _gain(lambda x: x * np.array([1.2, 1.0, 0.8])),
+    "lighter midtones (gamma 0.55)": _gain(lambda x: 255 * (x / 255) ** 0.55),
+    "dim and noisy": _gain(lambda x: 0.4 * x + np.random.default_rng(1).normal(0, 6, x.shape)),
 }
 
 
