@@ -7,8 +7,8 @@ are told from bare squares here without knowing their colours: the middle of a s
 piece differs from the square's own corners, which the piece leaves bare, and not as a shade
 of them (the edge of a hard shadow across a square shows its middle darker or lighter than
 some of its corners: a shadow band over a board played on the dark squares made five light
-squares look occupied and turned the board).  On a board played on
-the dark squares no light square shows that (a hand or a glare spot covers both kinds alike).
+squares look occupied and turned the board).  On a board played on the dark squares no light
+square shows that (a hand or a glare spot covers both kinds alike).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ _MIDDLE = np.array([(0.5, 0.5)] + [(0.5 + r * np.cos(a), 0.5 + r * np.sin(a))
                                     for r in (0.1, 0.2)
                                     for a in np.linspace(0, 2 * np.pi, 8, endpoint=False)])
 _CORNERS = np.array([(0.12, 0.12), (0.88, 0.12), (0.88, 0.88), (0.12, 0.88)])
-# A middle this many times as bright as its corners' colour, or as dark, is a shade of it.
+# A middle from 0.4 to 1.6 times its corners' colour (BGR) is a shade of it, not a piece.
 _SHADES = (0.4, 1.6)
 
 
