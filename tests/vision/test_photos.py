@@ -7,6 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
+from bench.vision_photos import CHANGES  # (the photos as other cameras and rooms take them)
 from vision.pipeline import BoardObserver
 
 PHOTOS = Path("/work/shared/photos")
@@ -97,20 +98,6 @@ def test_a_photo_taken_small_keeps_its_red_men_on_black_squares():
     assert wrong == []
 
 
-def _keystoned(image: np.ndarray, corners: np.ndarray, share: float = 0.15):
-    """The photo as a camera looking more obliquely (or a shifted lens) takes it: its top edge
-    pulled in by `share` of the width at each side, and down."""
-    h, w = image.shape[:2]
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    dst = np.float32([[w * share, h * share * 0.8], [w * (1 - share), h * share * 0.8],
-                      [w, h], [0, h]])
-    m = cv2.getPerspectiveTransform(src, dst)
-    out = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_REPLICATE)
-    moved = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), m.astype(np.float64))
-    return out, moved.reshape(-1, 2)
-
-
 @pytest.mark.skipif(not _items(), reason="the shared photographs are not available")
 @pytest.mark.parametrize("item", _items(), ids=lambda it: it["file"])
 def test_a_keystoned_photo_is_read_where_its_corners_are(item):
@@ -119,7 +106,7 @@ def test_a_keystoned_photo_is_read_where_its_corners_are(item):
     sample landed on the wrong place, and every square was reported occluded (ensiss-33.jpg)
     or nearly every one (si3p-mat.jpg).  The principal point is now looked for too."""
     image = cv2.imread(str(PHOTOS / item["file"]))
-    image, corners = _keystoned(image, np.array(item["corners"], np.float64))
+    image, corners = CHANGES["keystone 0.15"](image, np.array(item["corners"], np.float64))
     variant = "international" if item["grid"] == 10 else "brazilian"
     obs = BoardObserver(variant, corners_px=corners).observe(image)
     labels = obs.labels()
@@ -137,12 +124,7 @@ def test_a_shadow_band_over_a_photo_does_not_turn_the_board_found():
     on dark blue hardly show), and the board found was turned a quarter as if played on the
     light squares.  A middle that is a shade of its corners is no piece."""
     item = _fhgr()
-    image = cv2.imread(str(PHOTOS / item["file"])).astype(np.float64)
     c = np.array(item["corners"], np.float64)
-    a, b, d = c[0] + 0.3 * (c[1] - c[0]), c[3] + 0.5 * (c[2] - c[3]), 0.3 * (c[1] - c[0])
-    mask = np.zeros(image.shape[:2], np.float32)
-    cv2.fillPoly(mask, [np.array([a, a + d, b + d, b]).astype(np.int32)], 1.0)
-    mask = cv2.GaussianBlur(mask, (0, 0), 3)
-    image = np.clip(image * (1 - 0.5 * mask[..., None]), 0, 255).astype(np.uint8)
+    image, _ = CHANGES["hard shadow band"](cv2.imread(str(PHOTOS / item["file"])), c)
     obs = BoardObserver("brazilian").observe(image)
     assert np.abs(np.array(obs.corners_px) - c).max() < 5.0
