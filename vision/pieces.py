@@ -65,7 +65,8 @@ def _sigmoid(x: np.ndarray | float) -> np.ndarray:
 
 
 def _piece_sets(x: np.ndarray, min_separation: float, board_bgr: np.ndarray | None = None,
-                iters: int = 12) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]] | None:
+                iters: int = 12, veil: np.ndarray | None = None,
+                ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]] | None:
     """(lighter, darker) colours of the two piece sets among the pieces' colours (rows of x).
 
     Three-means, seeded at the lightest, the darkest and the colour farthest from both: two
@@ -80,8 +81,20 @@ def _piece_sets(x: np.ndarray, min_separation: float, board_bgr: np.ndarray | No
     A lone square whose colour is a lighter shade of the bare square `board_bgr`, when that
     has a clear hue (a square the light model left too light), is no set: it is left out
     first, whatever the distances.
+
+    `veil` (rows of x): the grey veil (levels) the light model found over each square.  The
+    lightest and darkest seeds are taken from squares under none (`_SET_IN_GLARE`), when those
+    lie `min_separation` apart: two glare-washed bare squares, the lightest colours and far
+    from everything, took two of the three seeds, and two sets of pieces were left one group.
+    Of three sizeable groups, one whose every member stands under glare while the other two's
+    do not is not a set either, however far from the others its colour lies.
     """
     lo, hi = x[np.argmin(x[:, 0])], x[np.argmax(x[:, 0])]
+    if veil is not None and (veil < _SET_IN_GLARE).sum() >= 2:
+        clear = x[veil < _SET_IN_GLARE]
+        lo_c, hi_c = clear[np.argmin(clear[:, 0])], clear[np.argmax(clear[:, 0])]
+        if np.linalg.norm(hi_c - lo_c) >= min_separation:
+            lo, hi = lo_c, hi_c
     third = x[np.argmax(np.minimum(np.linalg.norm(x - lo, axis=1),
                                    np.linalg.norm(x - hi, axis=1)))]
     centres = np.stack([hi, lo, third]).astype(np.float64)
@@ -117,8 +130,13 @@ def _piece_sets(x: np.ndarray, min_separation: float, board_bgr: np.ndarray | No
         elif sizes[order[2]] >= sizes[order[1]] * 0.5 and not lone_shade[order[2]]:
             # Two sizeable groups besides the largest: the sets are the two farthest apart.
             trio = [a, b, c]
-            pair = max(((0, 1), (0, 2), (1, 2)),
-                       key=lambda p: float(np.linalg.norm(trio[p[0]] - trio[p[1]])))
+            pairs = [(0, 1), (0, 2), (1, 2)]
+            if veil is not None:
+                # (Not a group all under glare while the other two are not.)
+                glared = [bool((veil[assign == k] >= _SET_IN_GLARE).all()) for k in order]
+                if sum(glared) == 1:
+                    pairs = [p for p in pairs if not glared[p[0]] and not glared[p[1]]]
+            pair = max(pairs, key=lambda p: float(np.linalg.norm(trio[p[0]] - trio[p[1]])))
             a, b = trio[pair[0]], trio[pair[1]]
             others.append(trio[3 - sum(pair)])
         else:
@@ -637,7 +655,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         learn = idx[keep[idx]] if keep[idx].sum() >= 2 else (
             idx[~covered[idx]] if (~covered[idx]).sum() >= 2 else idx)
         if len(idx) >= 2:
-            sets = _piece_sets(piece_lab[learn], 0.3 * contrast, dark_bgr)
+            sets = _piece_sets(piece_lab[learn], 0.3 * contrast, dark_bgr,
+                               veil=light.offset[learn].mean(axis=1))
             if trace is not None:
                 trace["clusters"] = sets
             if sets is not None:

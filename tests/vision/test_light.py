@@ -239,6 +239,31 @@ def test_a_lone_piece_of_the_other_set_is_a_set():
     assert _piece_sets(np.array(x[:-1]), min_separation=30.0) is None
 
 
+def test_glare_washed_squares_are_no_set():
+    """A dim rendered scene with a glare spot (seed 1000627 of vision_eval): black men, red
+    men (some under the glare, which the light correction left dark), and two bare squares
+    the glare washed to a light yellow-green (8-bit Lab, with the grey veil the light model
+    found over each square).  The two washed squares took the lightest and the third seed:
+    the reds fell in with the blacks, and the washed squares' colour became the white set,
+    so every red piece read black."""
+    x = np.array([[18.0, 128, 129], [19, 127, 128], [24, 129, 126], [25, 128, 129],
+                  [22, 127, 128], [13, 128, 129], [69, 166, 145], [51, 162, 146],
+                  [15, 142, 133], [10, 128, 129], [64, 167, 146], [125, 150, 82],
+                  [22, 147, 136], [20, 128, 128], [67, 166, 146], [194, 137, 103],
+                  [13, 128, 128]])
+    veil = np.array([0.6, 0.2, 2.4, 2.3, 1.0, 10.2, 3.8, 21.3, 46.3, 17.2, 12.4, 37.0, 31.7,
+                     6.5, 10.0, 14.6, 15.3])
+    red, black = np.array([65.0, 165, 145]), np.array([18.0, 128, 128])  # the sets' means
+    sets = _piece_sets(x, min_separation=43.3, veil=veil)
+    assert sets is not None
+    white_lab, black_lab, _ = sets
+    assert np.linalg.norm(white_lab - red) < 10.0
+    assert np.linalg.norm(black_lab - black) < 10.0
+    # Without the veils, as before: the washed squares are the white set.
+    white_lab, _, _ = _piece_sets(x, min_separation=43.3)
+    assert white_lab[0] > 150
+
+
 def test_a_lone_square_in_the_bare_squares_colour_is_no_set():
     """The colours of fhgr-board-v2.jpg's pieces in a darker exposure, with the corners 1.5 px
     off the labelled ones: five black men, one tan king, and a dark blue square the light
