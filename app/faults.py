@@ -195,7 +195,7 @@ class FaultGame:
         self.grbls: list[Grbl] = []
         self._cut: tuple[str, int] | None = None  # (point, carry block) of an armed power cut
         self.loop: GameLoop | None = None
-        self._observe: Any = None
+        self._observer: Any = None  # the rendered camera's board observer, found once
         self.gantry: SimGantry = self._new_gantry(self.cfg.motion.park_mm)
         self.journal_path = Journal.new_path(out)
 
@@ -352,9 +352,9 @@ class FaultGame:
         if self.render:
             from app.commands.table import _calibrated_observer
 
-            if self._observe is None:  # the board is found once, as `damas calibrate board`
-                self._observe = _calibrated_observer(sim, board, self.say)
-            observe = self._observe
+            if self._observer is None:  # the board is found once, as `damas calibrate board`
+                self._observer = _calibrated_observer(sim, board, self.say)
+            observe = self._observer.observe
         else:
             observe = lambda image: None  # noqa: E731 - the oracle stream reads the world
         loop = GameLoop(board, self.camera.read, observe, robot=self.robot,
@@ -362,7 +362,8 @@ class FaultGame:
                         policy=Policy.INSIST, movetime_s=self.movetime_s,
                         max_plies=self.max_plies, journal=journal, say=self.say, bus=self.bus,
                         truth=sim.truth, still=sim.record_still, crown=sim.crown,
-                        stream=None if self.render else self.stream, recovery=options)
+                        stream=None if self.render else self.stream, recovery=options,
+                        locator=self._observer)
         loop.moves = list(moves)
         play = arm.play
 

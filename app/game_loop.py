@@ -172,7 +172,7 @@ class GameLoop:
                  crown: Callable[[int, Color], None] | None = None,
                  stream: Any = None, max_frames_per_turn: int = 3000,
                  recovery: Any = None, exhibition: bool = False,
-                 teaching: bool = False) -> None:
+                 teaching: bool = False, locator: Any = None) -> None:
         self.board = board
         self.read_frame = read_frame
         self.robot = robot
@@ -197,7 +197,10 @@ class GameLoop:
         self.max_insist = 2  # restore requests in one turn before the robot lets it go
         # Set when the robot lets an irregularity go: accepting it is no new irregularity.
         self._counted_already = False
-        self.stream = stream or ObservationStream(self._timed(observe), board.variant)
+        # (`locator`: the board observer behind `observe`, which tells the stream where the
+        # squares are: it then sees a hand held still over them, and pieces pushed.)
+        self.stream = stream or ObservationStream(self._timed(observe), board.variant,
+                                                  locator=locator)
         self.moves: list[str] = []
         from app.recovery import Recovery
 

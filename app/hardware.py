@@ -8,7 +8,6 @@ and the serial port released on every exit path (gpiozero's "close on exit" beha
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +18,7 @@ from game.board import Board
 @dataclass
 class Devices:
     camera: Any
-    observe: Callable[[Any], Any]
+    observer: Any  # the vision.pipeline.BoardObserver reading the camera
     grbl: Any
     magnet: Any
     lift: Any
@@ -114,7 +113,7 @@ def open_devices(config: Config, board: Board) -> Devices:
             stack.callback(lift.close)
         panel = Panel(config, factory)
         stack.callback(panel.close)
-        return Devices(camera, observer.observe, grbl, magnet, lift, panel, stack)
+        return Devices(camera, observer, grbl, magnet, lift, panel, stack)
     except BaseException:
         stack.close()
         raise

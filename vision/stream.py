@@ -24,6 +24,7 @@ import numpy as np
 from game.board import BaseBoard, Piece
 from game.observation import OCCLUDED, Observation, SquareView
 from game.variants import Variant
+from vision.errors import VisionError
 
 
 @dataclass(frozen=True)
@@ -305,6 +306,25 @@ class DisplacementMeter:
         return frozenset(out)
 
 
+def located_geometry(observer: Any, image_bgr: np.ndarray, variant: Variant,
+                     config: GateConfig | None = None
+                     ) -> tuple[np.ndarray, DisplacementMeter, np.ndarray, np.ndarray]:
+    """(square points, displacement meter, board polygon, ring points) of the board where
+    `observer` (a `vision.pipeline.BoardObserver`) locates it in `image_bgr`, for
+    `ObservationStream`."""
+    geo = BaseBoard.empty(variant).geometry
+    project = observer.locate(image_bgr).pose.project
+    points = square_points(project, geo.width, geo.height, geo.coords)
+    height = observer.cfg.pieces.height_sq
+    meter = DisplacementMeter(top_points(project, geo.coords, height),
+                              top_points(project, geo.coords, 2 * height), config)
+    ring = ring_points(project, geo.coords)
+    n, m = float(geo.width), float(geo.height)
+    polygon = project(np.array([[-0.4, -0.4, 0], [n + 0.4, -0.4, 0],
+                                [n + 0.4, m + 0.4, 0], [-0.4, m + 0.4, 0]]))
+    return points, meter, polygon, ring
+
+
 def meter_ref_ok(meter: DisplacementMeter | None) -> bool:
     return meter is not None and meter.reference_squares is not None
 
@@ -315,6 +335,11 @@ class ObservationStream:
     `observe` is the per-frame reader (normally `BoardObserver.observe`).  While the image does
     not move and the last reading was calm, the previous reading is reused: reading the board is
     the costly part, and a still image reads the same.
+
+    Without the squares' places (`square_points_px` and the rest, or a `locator` to take them
+    from) only the pipeline's own reading and the image's motion are used: a hand held still
+    over the board's edge, which the pipeline may take for a glare veil over bare squares, is
+    then not seen, and the pieces under it look lifted.
     """
 
     def __init__(self, observe: Callable[[np.ndarray], Any], variant: Variant,
@@ -322,13 +347,18 @@ class ObservationStream:
                  square_points_px: np.ndarray | None = None,
                  displacement: DisplacementMeter | None = None,
                  board_polygon_px: np.ndarray | None = None,
-                 ring_points_px: np.ndarray | None = None) -> None:
+                 ring_points_px: np.ndarray | None = None, locator: Any = None) -> None:
         self.config = config or GateConfig()
         self._observe = observe
         self.variant = variant
         self.motion = MotionMeter(self.config)
         self.gate = StillnessGate(self.config)
         self._watch(square_points_px, displacement, board_polygon_px, ring_points_px)
+        # The board observer behind `observe`, if any: where it located the board tells the
+        # meters where the squares are (on the first frame, and each time it finds the board
+        # again after a knock: `relocations`).
+        self._locator = locator
+        self._relocations = getattr(locator, "relocations", 0)
         self._last_reading: Any = None
         self._displaced: frozenset[int] = frozenset()
         self._was_stable = False
@@ -373,6 +403,26 @@ class ObservationStream:
 
     def push(self, image_bgr: np.ndarray, frame: int, time_s: float
              ) -> tuple[Observation, bool]:
+        if self._locator is not None and self.square_points_px is None:
+            self._locate(image_bgr)
+        obs, stable = self._push(image_bgr, frame, time_s)
+        if (self._locator is not None
+                and getattr(self._locator, "relocations", 0) != self._relocations):
+            # (The camera was knocked and the board found again: the meters look at the
+            # squares where they now are, from the next frame.)
+            self._locate(image_bgr)
+        return obs, stable
+
+    def _locate(self, image_bgr: np.ndarray) -> None:
+        self._relocations = getattr(self._locator, "relocations", 0)
+        try:
+            geometry = located_geometry(self._locator, image_bgr, self.variant, self.config)
+        except VisionError:
+            return  # (the board is not in view: tried again on the next frame)
+        self.board_moved(*geometry)
+
+    def _push(self, image_bgr: np.ndarray, frame: int, time_s: float
+              ) -> tuple[Observation, bool]:
         share = self.motion.push(image_bgr)
         moving = share > self.config.motion_share
         if moving:
@@ -439,7 +489,10 @@ class ObservationStream:
     def _keep_unchanged(self, image_bgr: np.ndarray, obs: Observation) -> Observation:
         """While a hand is about, a square whose picture has not changed since the last still
         view keeps that view's reading: a hand elsewhere must not make a piece vanish (or
-        appear) in the classifier's eyes."""
+        appear, or change colour) in the classifier's eyes.  Man or king of one colour is
+        left to the present reading: the still view may have misread it (before the move
+        that brought the piece was read, the game could not tell the reader which it is), and
+        a misread kept there for good shows a piece the table does not have."""
         meter = self.displacement
         assert meter is not None
         diff = meter.top_changes(image_bgr)
@@ -449,8 +502,11 @@ class ObservationStream:
         views = list(obs.squares)
         changed = False
         for sq, v in enumerate(views):
-            if v is not OCCLUDED and v != ref[sq] and diff[sq] < self.config.unchanged_colour:
-                views[sq] = ref[sq]
+            was = ref[sq]
+            if isinstance(v, Piece) and isinstance(was, Piece) and v.color is was.color:
+                continue  # (man or king: the present reading)
+            if v is not OCCLUDED and v != was and diff[sq] < self.config.unchanged_colour:
+                views[sq] = was
                 changed = True
         return obs.replace(squares=tuple(views)) if changed else obs
 

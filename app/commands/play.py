@@ -139,8 +139,8 @@ def _sim_loop(config: Config, board: Board, robot: Color, seed: int, args: Any, 
     quiet = args.quiet
     say = (lambda text: None) if quiet else (lambda text: print(text, flush=True))
     holder: dict[str, Any] = {}
-    observe = (_oriented(_calibrated_observer(sim, board, say),
-                         lambda: holder["loop"].referee.board)
+    observer = _calibrated_observer(sim, board, say) if rendered else None
+    observe = (_oriented(observer.observe, lambda: holder["loop"].referee.board)
                if rendered else (lambda image: None))
     gantry = sim.gantry.__enter__()
     arm = RobotArm(sim.gantry.cfg, gantry.grbl, gantry.magnet, gantry.lift,
@@ -152,7 +152,8 @@ def _sim_loop(config: Config, board: Board, robot: Color, seed: int, args: Any, 
                     teaching=config.game.mode == "teaching",
                     max_plies=args.max_plies, journal=journal, say=say, truth=sim.truth,
                     still=lambda: _still(sim, holder), crown=sim.crown,
-                    stream=None if rendered else OracleStream(sim.world, sim.variant))
+                    stream=None if rendered else OracleStream(sim.world, sim.variant),
+                    locator=observer)
     holder["loop"] = loop
     loop.moves = list(moves)
     # (nobody plays while the loop checks or repairs the board after its move)
@@ -182,14 +183,15 @@ def _real_loop(config: Config, board: Board, robot: Color, seed: int, args: Any,
     arm = RobotArm(config.robot.for_grid(board.variant.width), devices.grbl, devices.magnet,
                    devices.lift, wait_for_crown=crown_request, progress=None,
                    reconnect=reconnect)
-    loop = GameLoop(board, devices.camera.read, devices.observe, robot=robot,
+    loop = GameLoop(board, devices.camera.read, devices.observer.observe, robot=robot,
                     engine=Engine(board, config.game.level, seed=seed), arm=arm,
                     policy=Policy(config.game.policy), movetime_s=args.movetime,
                     exhibition=config.game.mode == "exhibition",
                     teaching=config.game.mode == "teaching",
                     max_plies=args.max_plies, journal=journal, say=ask,
                     still=lambda: loop.stream.invalidate(),
-                    recovery=RecoveryOptions(wait_for_person=True, reconnect_wait_s=0.5))
+                    recovery=RecoveryOptions(wait_for_person=True, reconnect_wait_s=0.5),
+                    locator=devices.observer)
     loop.moves = list(moves)
     if devices.panel.ajeito is not None:
         devices.panel.ajeito.when_pressed = lambda: loop.referee.announce_adjust()

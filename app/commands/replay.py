@@ -27,14 +27,7 @@ from game.referee import EventType, Policy, Referee, RefereeConfig, RefereeEvent
 from game.variants import Variant, find_variant
 from vision.errors import UnreadableImage
 from vision.sources import IMAGE_SUFFIXES, read_image
-from vision.stream import (
-    DisplacementMeter,
-    GateConfig,
-    ObservationStream,
-    ring_points,
-    square_points,
-    top_points,
-)
+from vision.stream import GateConfig, ObservationStream
 
 DEFAULT_FPS = 15.0
 # The classifier's confidence is about the whole label (man or king too); the referee compares
@@ -199,15 +192,10 @@ def referee_stream(frames: Iterator[tuple[int, np.ndarray]], fps: float, referee
             if observer is None:
                 observer = make_observer(variant, corners, calibration, image,
                                          referee.board.placement())
+            # (A test's stand-in observer that does not locate gives the meters no squares.)
             stream = ObservationStream(_SafeObserver(observer, variant), variant, gate,
-                                       *_stream_geometry(observer, image, variant, gate))
-            relocations = getattr(observer, "relocations", 0)
+                                       locator=observer if hasattr(observer, "locate") else None)
         obs, stable = stream.push(image, index, index / fps)
-        if getattr(observer, "relocations", 0) != relocations:
-            # (The camera was knocked and the board found again: the motion and displacement
-            # meters look at the squares where they now are.)
-            relocations = observer.relocations
-            stream.board_moved(*_stream_geometry(observer, image, variant, gate))
         last = obs
         if index in ajeito:
             referee.announce_adjust()
@@ -220,26 +208,6 @@ def referee_stream(frames: Iterator[tuple[int, np.ndarray]], fps: float, referee
         for e in referee.close(last):
             _print_event(e, referee, out)
     return referee.events
-
-
-def _stream_geometry(observer: Any, image: np.ndarray, variant: Variant,
-                     gate: GateConfig | None) -> tuple[Any, Any, Any, Any]:
-    """(square points, displacement meter, board polygon, ring points) of the board where
-    `observer` has located it, for `ObservationStream` (all None for an observer that does not
-    locate: a test's stand-in)."""
-    if not hasattr(observer, "locate"):
-        return None, None, None, None
-    geo = BaseBoard.empty(variant).geometry
-    project = observer.locate(image).pose.project
-    points = square_points(project, geo.width, geo.height, geo.coords)
-    height = observer.cfg.pieces.height_sq
-    meter = DisplacementMeter(top_points(project, geo.coords, height),
-                              top_points(project, geo.coords, 2 * height), gate)
-    ring = ring_points(project, geo.coords)
-    n, m = float(geo.width), float(geo.height)
-    polygon = project(np.array([[-0.4, -0.4, 0], [n + 0.4, -0.4, 0],
-                                [n + 0.4, m + 0.4, 0], [-0.4, m + 0.4, 0]]))
-    return points, meter, polygon, ring
 
 
 def _print_event(e: RefereeEvent, referee: Referee, out: TextIO | None,

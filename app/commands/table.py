@@ -109,8 +109,9 @@ def play_demo_game(game: int, seed: int, args: argparse.Namespace, bus: Any, out
 
     rendered = args.camera == "rendered"
     holder: dict[str, Any] = {}
-    observe = (_publishing(_oriented(_calibrated_observer(sim, board, say),
-                                     lambda: holder["loop"].referee.board), bus)
+    observer = _calibrated_observer(sim, board, say) if rendered else None
+    observe = (_publishing(_oriented(observer.observe, lambda: holder["loop"].referee.board),
+                           bus)
                if rendered else (lambda image: None))
     stream = None if rendered else OracleStream(sim.world, sim.variant)
     white_name, black_name = ("Person (simulated)", "Robot") if human is WHITE else (
@@ -129,7 +130,7 @@ def play_demo_game(game: int, seed: int, args: argparse.Namespace, bus: Any, out
                         policy=Policy.INSIST, movetime_s=args.movetime,
                         max_plies=args.max_plies, journal=journal, bus=bus, say=say,
                         truth=sim.truth, still=lambda: _still(sim, holder), crown=sim.crown,
-                        stream=stream)
+                        stream=stream, locator=observer)
         holder["loop"] = loop
         # (nobody plays while the loop checks or repairs the board after its move)
         sim.idle = lambda: (sim.table.wait(0.4) if loop.recovering
@@ -160,8 +161,8 @@ def play_demo_game(game: int, seed: int, args: argparse.Namespace, bus: Any, out
 
 
 def _calibrated_observer(sim: Any, board: Board, say: Any) -> Any:
-    """Find the board in the first image (as `damas calibrate board` does on a real table),
-    then read every later frame with those corners fixed."""
+    """Find the board in the first image (as `damas calibrate board` does on a real table):
+    the `BoardObserver` that reads every later frame with those corners fixed."""
     from vision.errors import VisionError
     from vision.pipeline import BoardObserver
 
@@ -178,7 +179,7 @@ def _calibrated_observer(sim: Any, board: Board, say: Any) -> Any:
 
         corners = render(sim.world, sim.scene, board.variant).corners_px
     corners = oriented_corners(image, corners, board)
-    return learned_observer(image, corners, board).observe
+    return learned_observer(image, corners, board)
 
 
 def learned_observer(image: Any, corners: Any, board: Board) -> Any:

@@ -1,0 +1,96 @@
+"""The game loop's camera stream on the rendered table: it knows where the squares are.
+
+`damas play` and `damas demo` read the camera through `GameLoop`'s own `ObservationStream`.
+Given the board observer (`locator`), that stream watches the squares as `damas replay`'s
+does: a hand held still over the board's edge, which the pipeline alone may take for a glare
+veil over bare squares, hides the squares under it instead of showing their pieces lifted.
+The simulated world is the ground truth: no piece leaves the board in these frames.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from app.commands.table import _calibrated_observer, _oriented
+from app.game_loop import GameLoop
+from app.simtable import SimOptions, SimulatedTable
+from game.board import BLACK, WHITE, BaseBoard, Board, Piece
+from game.observation import OCCLUDED
+from robot.config import RobotConfig
+
+# The table of `damas demo --seed 1`'s first game: a wood board whose light squares are
+# nearly the person's skin colour.
+SEED = 1000
+
+
+def _table() -> tuple[Board, SimulatedTable, Any]:
+    board = Board()
+    sim = SimulatedTable(board, RobotConfig().for_grid(8), WHITE, SEED, SimOptions(fps=5.0))
+    return board, sim, _calibrated_observer(sim, board, lambda text: None)
+
+
+def _frames(sim: SimulatedTable) -> list[tuple[Any, int, float]]:
+    out = []
+    while sim._next < len(sim.table.frames):
+        out.append(sim.read())
+    return out
+
+
+def test_a_hand_held_still_over_the_edge_squares_hides_them() -> None:
+    board, sim, observer = _table()
+    # (Kings told as the game knows them, as `damas demo` reads: this scene's men at the
+    # board's near corner look tall.)
+    observe = _oriented(observer.observe, lambda: board)
+    loop = GameLoop(board, sim.read, observe, robot=BLACK, locator=observer)
+    # The person's hand rests over g1, reaching in from White's edge, and stays a second.
+    x_mm, y_mm = sim.table.centre_of(board.parse_square("g1"))
+    sim.hand.travel(x_mm, y_mm - 55.0)
+    sim.table.wait(1.2)
+    sim.hand.leave()
+    sim.table.wait(1.0)
+    truth = sim.truth()
+    held = 0
+    for image, frame, time_s in _frames(sim):
+        obs, _ = loop.stream.push(image, frame, time_s)
+        lifted = [board.square_name(sq) for sq in truth.piece_map() if obs.squares[sq] is None]
+        assert not lifted, f"frame {frame}: pieces read as lifted under the hand: {lifted}"
+        if sim.table.frames[frame].hand is not None:
+            held += 1
+            assert obs.hand
+    assert held >= 6
+    # Gone again, the board reads as it stands.
+    assert obs.squares == tuple(truth.piece_at(sq) for sq in truth.squares)
+
+
+def test_a_man_once_read_as_a_king_is_not_kept_a_king_while_a_hand_moves() -> None:
+    """The still view's reading is kept for squares whose picture has not changed, so that a
+    hand elsewhere cannot make a piece vanish; but a man the still view misread as a king
+    takes the present reading, which tells men from kings as the game knows them."""
+    board, sim, observer = _table()
+    h2 = board.parse_square("h2")
+    misread = {"on": True}
+
+    def observe(image: Any) -> Any:
+        reading = observer.observe(image)
+        if not misread["on"]:
+            return reading
+        wrong = BaseBoard.from_placement(reading.board.piece_map(), board.variant)
+        wrong.set_piece_at(h2, Piece.WHITE_KING)
+        return replace(reading, board=wrong)
+
+    loop = GameLoop(board, sim.read, observe, robot=BLACK, locator=observer)
+    sim.table.wait(1.0)
+    stable = False
+    for image, frame, time_s in _frames(sim):
+        obs, stable = loop.stream.push(image, frame, time_s)
+    assert stable and obs.squares[h2] is Piece.WHITE_KING  # the still view, misread
+    misread["on"] = False
+    x_mm, y_mm = sim.table.centre_of(board.parse_square("b2"))
+    sim.hand.travel(x_mm, y_mm - 30.0)
+    sim.hand.leave()
+    seen = [loop.stream.push(image, frame, time_s)[0].squares[h2]
+            for image, frame, time_s in _frames(sim)]
+    assert seen and all(v in (Piece.WHITE_MAN, OCCLUDED) for v in seen), seen
+    assert Piece.WHITE_MAN in seen
+
