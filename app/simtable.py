@@ -158,7 +158,9 @@ class SimHuman:
         self.rng = random.Random(seed * 7919 + 1)
         self.engine: Engine | None = None
         self.played_ply: int | None = None  # the ply count at which it last moved
-        self.planted: list[tuple[int, str]] = []  # (ply, kind) of each rule it broke
+        # (ply, kind, first frame, squares) of each rule it broke: the squares a report of it
+        # names (the piece touched; the move's, for a capture not taken)
+        self.planted: list[tuple[int, str, int, tuple[int, ...]]] = []
         self.must_play_next: frozenset[int] = frozenset()
 
     def act(self, referee: Referee) -> None:
@@ -195,11 +197,7 @@ class SimHuman:
         hand = self.t.hand
         table = self.t.table
         if touched is not None:  # lift one piece, think, put it back, then play another
-            hand.grab(touched)
-            x, y = table.centre_of(touched)
-            away = -1.0 if self.color is Color.WHITE else 1.0
-            hand.travel(x, y + away * 60.0)  # lifted: its square is seen empty
-            table.wait(0.4)
+            hand.hesitate(touched)  # lifted: its square is seen empty
             hand.put(touched)
         hand.grab(move.path[0])
         for sq in move.path[1:-1]:
@@ -219,15 +217,18 @@ class SimHuman:
             if kind == "mandatory_capture" and legal[0].captured:
                 quiet = _quiet_moves(board)
                 if quiet:
-                    self.planted.append((len(board.move_stack), kind))
-                    self._play(self.rng.choice(quiet))
+                    move = self.rng.choice(quiet)
+                    self.planted.append((len(board.move_stack), kind, len(self.t.table.frames),
+                                         move.path))
+                    self._play(move)
                     return True
             if kind == "touch_move" and not legal[0].captured:
                 froms = sorted({m.from_square for m in legal})
                 if len(froms) >= 2:
                     touched = self.rng.choice(froms)
                     other = [m for m in legal if m.from_square != touched]
-                    self.planted.append((len(board.move_stack), kind))
+                    self.planted.append((len(board.move_stack), kind, len(self.t.table.frames),
+                                         (touched,)))
                     self._play(self.rng.choice(other), touched=touched)
                     return True
         return False
@@ -239,6 +240,11 @@ class SimHuman:
         table = self.t.table
         extra = [sq for sq, p in restore.items() if p is None and table.discs_on(sq)]
         missing = [sq for sq, p in restore.items() if p is not None and not table.discs_on(sq)]
+        if not extra and not missing:
+            # Put back already: the hand stays away while the camera sees it so (a hand
+            # waved in and out again would keep the view from ever being still).
+            table.wait(0.4)
+            return
         for sq in missing:
             want = restore[sq]
             assert want is not None

@@ -36,7 +36,8 @@ def main() -> None:
                             irregularities=0.1, fps=args.fps, quiet=True, camera=args.camera)
     bus = EventBus("brazilian")
     totals = {"wall_s": 0.0, "vision_s": 0.0, "engine_s": 0.0, "motion_s": 0.0, "moves": 0,
-              "mismatches": 0, "irregularities": 0, "machine_s": 0.0}
+              "mismatches": 0, "irregularities": 0, "machine_s": 0.0, "planted": 0,
+              "planted_seen": 0, "false_alarms": 0, "notes": 0, "unreadable": 0}
     t_start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         for g in range(args.games):
@@ -54,6 +55,12 @@ def main() -> None:
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"games {args.games} moves {totals['moves']} mismatches {totals['mismatches']} "
           f"irregularities {totals['irregularities']}")
+    # (The person's rule-breaking is seen by the camera or not; the notes and unreadable moves
+    # are the camera's mistakes: the simulated person neither adjusts pieces nor touches one
+    # that cannot move.)
+    print(f"planted {totals['planted']} seen {totals['planted_seen']} "
+          f"false_alarms {totals['false_alarms']} notes {totals['notes']} "
+          f"unreadable {totals['unreadable']}")
     print(f"wall_s_per_game {wall / args.games:.1f} (total {time.perf_counter() - t_start:.0f})")
     other = wall - totals["vision_s"] - totals["engine_s"] - totals["motion_s"]
     print(f"share vision {100 * totals['vision_s'] / wall:.0f}% engine "

@@ -24,6 +24,10 @@ HAND_SPEED_MM_S = 420.0
 HAND_HEIGHT_MM = 45.0  # palm above the board while carrying
 HAND_RADIUS_MM = 45.0  # squares under the palm (and fingers) are hidden from the camera
 ARM_HALF_WIDTH_MM = 35.0
+# A touched piece is drawn back this far and held this long: clear of the palm over its
+# square, and for a few frames of a 5 fps camera (the frames with motion are hidden).
+HESITATE_BACK_MM = 80.0
+HESITATE_HOLD_S = 0.8
 PLACE_SIGMA_MM = 1.0  # how carefully a piece is put down (clipped to PLACE_MAX_MM)
 PLACE_MAX_MM = 2.5
 DISPLACED_MM = 5.0  # a disc this far from its square's centre counts as displaced
@@ -219,6 +223,17 @@ class Hand:
             t.snap()
         self.held = []
         t.hand_pose = self._pose()
+
+    def hesitate(self, sq: int, back_mm: float = HESITATE_BACK_MM,
+                 hold_s: float = HESITATE_HOLD_S) -> None:
+        """Lift the stack on `sq`, draw it back towards the player by `back_mm` and hold it
+        there `hold_s` seconds, undecided (a touched piece: its square is seen empty; the
+        caller puts it back or plays it)."""
+        t = self.table
+        self.grab(sq)
+        x, y = t.centre_of(sq)
+        self.travel(x, y + (-back_mm if self.player is Color.WHITE else back_mm))
+        t.wait(hold_s)
 
     def nudge(self, sq: int) -> None:
         """Push the disc(s) on `sq` a few mm off-centre without lifting them."""

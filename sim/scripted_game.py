@@ -244,11 +244,7 @@ class _Player:
         move = self.rng.choice(legal)
         others = sorted({m.from_square for m in legal} - {move.from_square})
         touched = self.rng.choice(others)
-        hand.grab(touched)
-        x, y = self.table.centre_of(touched)
-        away = -1.0 if b.turn is Color.WHITE else 1.0
-        hand.travel(x, y + away * 80.0)  # lifted and held, hesitating: its square is empty
-        self.table.wait(0.8)
+        hand.hesitate(touched)  # lifted and held: its square is seen empty
         hand.put(touched, hand.careless_offset())
         played = self._play(hand, move)
         self._plant("touch_move", played, (touched,))

@@ -21,7 +21,7 @@ from app.game_loop import GameLoop, RobotArm, TableError
 from game.board import WHITE, Board, Color
 from game.engine.engine import Engine
 from game.pdn import write_game
-from game.referee import Policy
+from game.referee import EventType, Policy
 from robot.config import RobotConfig
 
 
@@ -154,8 +154,24 @@ def play_demo_game(game: int, seed: int, args: argparse.Namespace, bus: Any, out
           f"{s.mismatches} mismatches, wall {wall:.1f} s (vision {s.vision_s:.1f} s, "
           f"engine {s.engine_s:.1f} s, motion {s.motion_s:.1f} s) -> {pdn_path}",
           flush=True)
+    reports = [e for e in s.events if e.type not in (EventType.MOVE, EventType.UNREADABLE)]
+    penalised = [e for e in reports if e.penalised]
+    # A report is of a planted irregularity when it is of its kind, names its squares and
+    # comes after it began (the camera's frames and the person's are one clock).
+    seen = [p for p in sim.human.planted if any(
+        e.type.value == p[1] and e.frame >= p[2] and set(e.squares) & set(p[3])
+        for e in penalised)]
+    false_alarms = [e for e in penalised if not any(
+        e.type.value == p[1] and e.frame >= p[2] and set(e.squares) & set(p[3])
+        for p in sim.human.planted)]
     return {"moves": s.moves, "irregularities": s.irregularities, "mismatches": s.mismatches,
-            "planted": len(sim.human.planted), "wall_s": wall, "vision_s": s.vision_s,
+            "planted": len(sim.human.planted), "planted_seen": len(seen),
+            "false_alarms": len(false_alarms),
+            # (reports that are no irregularity: a touched piece that could not have moved, an
+            # unannounced adjustment; the simulated person makes neither)
+            "notes": sum(1 for e in reports if not e.penalised),
+            "unreadable": sum(1 for e in s.events if e.type is EventType.UNREADABLE),
+            "wall_s": wall, "vision_s": s.vision_s,
             "engine_s": s.engine_s, "motion_s": s.motion_s, "machine_s": machine_s,
             "result": result}
 

@@ -17,6 +17,7 @@ from app.game_loop import GameLoop
 from app.simtable import SimOptions, SimulatedTable
 from game.board import BLACK, WHITE, BaseBoard, Board, Piece
 from game.observation import OCCLUDED
+from game.referee import Referee
 from robot.config import RobotConfig
 
 # The table of `damas demo --seed 1`'s first game: a wood board whose light squares are
@@ -94,3 +95,19 @@ def test_a_man_once_read_as_a_king_is_not_kept_a_king_while_a_hand_moves() -> No
     assert seen and all(v in (Piece.WHITE_MAN, OCCLUDED) for v in seen), seen
     assert Piece.WHITE_MAN in seen
 
+
+def test_a_person_told_to_put_back_what_already_stands_keeps_the_hand_away() -> None:
+    """Asked again to put back squares that already hold what they should (the camera has
+    not yet seen the board still), the simulated person waits: a hand brought in and taken
+    away each time kept the view from ever being still, and the game stopped."""
+    board = Board()
+    sim = SimulatedTable(board, RobotConfig().for_grid(8), WHITE, SEED,
+                         SimOptions(fps=5.0, render=False))
+    referee = Referee(board)
+    c3, d4 = board.parse_square("c3"), board.parse_square("d4")
+    referee.restore = {c3: Piece.WHITE_MAN, d4: None}  # as the table already stands
+    before = len(sim.table.frames)
+    sim.human.act(referee)
+    frames = sim.table.frames[before:]
+    assert frames and all(state.hand is None for state in frames)
+    assert sim.truth().piece_at(c3) is Piece.WHITE_MAN and sim.truth().piece_at(d4) is None
