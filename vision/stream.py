@@ -445,8 +445,13 @@ class ObservationStream:
             views = tuple(OCCLUDED if sq in covered else v for sq, v in enumerate(obs.squares))
             obs = obs.replace(squares=views, hand=True)
         lasting: frozenset[int] = frozenset()
-        if (obs.occluded and not moving and not covered and not self.motion.recent_any()
-                and time_s - self._last_motion_s >= self.config.still_occluded_s):
+        # (Squares whose surroundings changed are waited out longer, as a hand held still is
+        # (`foreign_timeout_s`): then it is something left lying there, which must not keep
+        # the board from being read for good.)
+        quiet_s = time_s - self._last_motion_s
+        if (obs.occluded and not moving and not self.motion.recent_any()
+                and quiet_s >= (self.config.foreign_timeout_s if covered
+                                else self.config.still_occluded_s)):
             lasting = obs.occluded
             obs = obs.replace(hand=False)
         elif obs.occluded and not moving and not covered and obs.occluded <= self._unchanged(

@@ -4,7 +4,8 @@
 Given the board observer (`locator`), that stream watches the squares as `damas replay`'s
 does: a hand held still over the board's edge, which the pipeline alone may take for a glare
 veil over bare squares, hides the squares under it instead of showing their pieces lifted.
-The simulated world is the ground truth: no piece leaves the board in these frames.
+The simulated world is the ground truth: no piece leaves the board in these frames.  (And the
+simulated person does not keep the view from ever being still.)
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def test_a_hand_held_still_over_the_edge_squares_hides_them() -> None:
 def test_a_man_once_read_as_a_king_is_not_kept_a_king_while_a_hand_moves() -> None:
     """The still view's reading is kept for squares whose picture has not changed, so that a
     hand elsewhere cannot make a piece vanish; but a man the still view misread as a king
-    takes the present reading, which tells men from kings as the game knows them."""
+    takes the present reading (which the game loop's reader tells as the game knows it)."""
     board, sim, observer = _table()
     h2 = board.parse_square("h2")
     misread = {"on": True}
@@ -111,3 +112,36 @@ def test_a_person_told_to_put_back_what_already_stands_keeps_the_hand_away() -> 
     frames = sim.table.frames[before:]
     assert frames and all(state.hand is None for state in frames)
     assert sim.truth().piece_at(c3) is Piece.WHITE_MAN and sim.truth().piece_at(d4) is None
+
+
+def test_something_left_lying_on_the_board_does_not_stop_the_game() -> None:
+    """A square whose surroundings changed since the last still view is taken as under a
+    hand held still; something left lying there (a scoresheet over d4) is not a hand, and
+    once nothing has moved for `foreign_timeout_s` the board is read again, d4 unknown.
+    (Before, the view was never still again, and the game stopped after 600 s.)"""
+    import cv2
+
+    board, sim, observer = _table()
+    loop = GameLoop(board, sim.read, observer.observe, robot=BLACK, locator=observer)
+    sim.table.wait(1.0)
+    for image, frame, time_s in _frames(sim):
+        obs, stable = loop.stream.push(image, frame, time_s)
+    assert stable
+    d4 = board.parse_square("d4")
+    ring = loop.stream.ring_points_px[d4]
+    (x0, y0), (x1, y1) = ring.min(axis=0).astype(int), ring.max(axis=0).astype(int)
+    sim.table.wait(6.0)
+    read_at = None
+    frames = _frames(sim)
+    start_s = frames[0][2]  # the sheet appears
+    for image, frame, time_s in frames:
+        image = image.copy()
+        cv2.rectangle(image, (x0, y0), (x1, y1), (200, 200, 210), -1)
+        obs, stable = loop.stream.push(image, frame, time_s)
+        if stable:
+            read_at = time_s
+            break
+    assert read_at is not None, "the board was never read again"
+    limit_s = loop.stream.config.foreign_timeout_s + loop.stream.config.still_s + 0.6
+    assert read_at - start_s <= limit_s
+    assert d4 in obs.occluded
