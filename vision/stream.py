@@ -51,6 +51,8 @@ class GateConfig:
     foreign_squares: float = 0.8
     foreign_grey: int = 30  # (a pixel this much brighter or darker counts as changed)
     # ... unless nothing has moved for this long (something left lying on the board edge).
+    # Squares whose surroundings changed (the ring test) are hidden no longer than this
+    # either: past it they are unknown and do not keep the view from being still.
     foreign_timeout_s: float = 2.0
     # A square the pipeline calls occluded while nothing has moved for this long is unknown,
     # not a hand: a hand comes and goes, a misread square on a still image stays (it must not
