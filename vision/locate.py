@@ -162,6 +162,8 @@ class _Placement:
     score: float
     visible_share: float
     dark_at_origin: bool  # else the board's dark corner cells are the other diagonal
+    # The checker goes on past a side the image's edge cuts off: a bigger board, partly seen.
+    runs_past: bool = False
 
 
 def _cell_colours(lab: np.ndarray, model: LatticeModel, i0: int, j0: int, n_i: int, n_j: int,
@@ -211,7 +213,7 @@ def _score_placements(lab: np.ndarray, lat: _Lattice, grid: int,
                                      visible[a - 1:a + grid + 1, b - 1:b + grid + 1], grid,
                                      dark_at_origin)
                 if s is not None:
-                    out.append(_Placement((oi, oj), s[0], s[1], dark_at_origin))
+                    out.append(_Placement((oi, oj), s[0], s[1], dark_at_origin, s[2]))
     return out
 
 
@@ -220,8 +222,9 @@ def _votes(d: np.ndarray, thr: float) -> np.ndarray:
 
 
 def _placement_score(vals: np.ndarray, visible: np.ndarray, grid: int, dark_at_origin: bool,
-                     ) -> tuple[float, float] | None:
-    """Checker contrast of a (grid+2)^2 block whose inner grid^2 is the candidate board.
+                     ) -> tuple[float, float, bool] | None:
+    """Checker contrast of a (grid+2)^2 block whose inner grid^2 is the candidate board, its
+    visible share, and whether the pattern runs on past a side the image cuts off.
 
     Every pair of edge-neighbouring cells of the board votes: +1 when the light-parity cell is
     clearly lighter than the dark-parity one, -1 when clearly darker, 0 when alike (a hand, a
@@ -229,7 +232,10 @@ def _placement_score(vals: np.ndarray, visible: np.ndarray, grid: int, dark_at_o
     gradients harmless.  Light cells are read over five points (they are never occupied, a
     leaning piece covers at most a part), dark ones over their four corner points (a piece
     covers the centre).  Then the pattern must stop at the edge: the cells just outside the
-    board, taken along each side, must not alternate like the board does.
+    board, taken along each side, must not alternate like the board does.  Where the image's
+    edge cuts those cells, their strip next to the grid line still shows whether the squares
+    go on (the 8x8 middle of a 10x10 board whose outer rows are out of view): that is a board
+    partly out of view, not a board.
     """
     n = grid + 2
     ii, jj = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
@@ -266,11 +272,40 @@ def _placement_score(vals: np.ndarray, visible: np.ndarray, grid: int, dark_at_o
                   (d_j[last, 1:last - 1], visible[last, 1:last - 1] & visible[last, 2:last]),
                   (d_i[1:last - 1, 0], visible[1:last - 1, 0] & visible[2:last, 0]),
                   (d_i[1:last - 1, last], visible[1:last - 1, last] & visible[2:last, last]))
-    for dd, vis in ring_sides:
+    runs_past = False
+    for side, (dd, vis) in enumerate(ring_sides):
         if vis.sum() >= grid / 2:
             ring_pen = max(ring_pen, float(np.mean(_votes(dd[vis], thr))))
+        else:
+            runs_past |= _strip_alternates(vals, sign, grid, side, thr)
     share = float(vis_board.sum()) / (grid * grid)
-    return s_board - ring_pen + 0.25 * share + _frame_term(vals, visible, grid), share
+    return s_board - ring_pen + 0.25 * share + _frame_term(vals, visible, grid), share, runs_past
+
+
+# Of the pairs of neighbouring cells along a cut side's strip, at least this share must
+# alternate as the board does for the squares to go on past it (a frame's printed letters or
+# grain flip a pair here and there).
+_STRIP_ALTERNATES = 0.6
+
+
+def _strip_alternates(vals: np.ndarray, sign: np.ndarray, grid: int, side: int, thr: float,
+                      ) -> bool:
+    """Does the strip just outside one side of the grid (the ring cells' two sample points
+    0.15 of a square past the grid line; side 0..3 as `_placement_score`'s ring) alternate in
+    step with the board's checker?  Needs half a side of it in view."""
+    n = grid + 2
+    inner = slice(1, n - 1)
+    strip, sgn = [(vals[0, inner][:, [1, 2], 0], sign[0, inner]),
+                  (vals[n - 1, inner][:, [0, 3], 0], sign[n - 1, inner]),
+                  (vals[inner, 0][:, [2, 3], 0], sign[inner, 0]),
+                  (vals[inner, n - 1][:, [0, 1], 0], sign[inner, n - 1])][side]
+    seen = np.all(np.isfinite(strip), axis=1)
+    lum = strip.mean(axis=1)
+    pairs = seen[1:] & seen[:-1]
+    if pairs.sum() < grid / 2:
+        return False
+    d = ((lum[1:] - lum[:-1]) * sgn[1:])[pairs]
+    return float(np.mean(_votes(d, thr) > 0)) >= _STRIP_ALTERNATES
 
 
 def _frame_term(vals: np.ndarray, visible: np.ndarray, grid: int, weight: float = 0.1,
@@ -438,7 +473,7 @@ def _find_at(image_bgr: np.ndarray, grid: int, max_side_px: int) -> FoundBoard:
     if best[0] < _MIN_SCORE:
         raise BoardNotFound("no board found (the square pattern is not clear enough); "
                             "give --corners or a calibration file")
-    if best[2].visible_share < 1.0:
+    if best[2].visible_share < 1.0 or best[2].runs_past:
         raise BoardOutOfView("board partly out of view: the square pattern runs past the "
                              "image's edge")
     runner_up = _runner_up(ranked, grid)

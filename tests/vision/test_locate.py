@@ -134,6 +134,38 @@ def test_detect_without_corners_exits_2_when_the_board_is_cut(tmp_path, capsys):
     assert len(err) == 1 and "out of view" in err[0]
 
 
+def _middle_of_a_10x10(seed: int, tilt: float) -> np.ndarray:
+    """The middle of a rendered 10x10 board as a photo framed on it would show it: the view
+    straightened onto the board and cut 0.6 of a square past its middle 8x8 squares, so a
+    whole 8x8 checker shows and the squares beyond run into the image's edges (the renderer's
+    corners say where the squares are)."""
+    frame = _render(seed, variant="international", tilt=tilt)
+    plane = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], np.float32)
+    to_image = cv2.getPerspectiveTransform(plane, frame.corners_px.astype(np.float32))
+    square_px, first_sq = 50.0, 0.4
+    out_px = int(round((10 - 2 * first_sq) * square_px))
+    to_crop = np.array([[square_px, 0, -first_sq * square_px],
+                        [0, square_px, -first_sq * square_px], [0, 0, 1]])
+    return cv2.warpPerspective(frame.image, to_crop @ np.linalg.inv(to_image),
+                               (out_px, out_px), flags=cv2.INTER_LINEAR)
+
+
+@pytest.mark.parametrize("seed,tilt", ((91, 0.0), (92, 20.0)))
+def test_the_middle_of_a_bigger_board_cut_by_the_image_is_no_8x8_board(seed, tilt):
+    # Eight whole squares each way, and the checker going on into the image's edges: a 10x10
+    # board partly out of view, which read as an 8x8 board would be a guess.
+    with pytest.raises(BoardOutOfView):
+        find_board(_middle_of_a_10x10(seed, tilt), 8, VisionConfig())
+
+
+def test_detect_refuses_the_middle_of_a_bigger_board(tmp_path, capsys):
+    path = tmp_path / "middle.jpg"
+    cv2.imwrite(str(path), _middle_of_a_10x10(91, 0.0))
+    assert main(["detect", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "out of view" in err[0]
+
+
 def test_no_checker_pattern_is_not_found():
     rng = np.random.default_rng(5)
     noise = cv2.GaussianBlur(rng.integers(0, 255, (480, 640, 3), np.uint8), (0, 0), 6)
