@@ -461,6 +461,12 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     piece = piece_bgr.astype(np.float32)
     p = piece_likeness(cols, piece, per, board, kind, kc.board_shade, kc.piece_shade, mix,
                        kc.faint_apart)
+    # Past the image's edge nothing is seen (the sampler repeats the edge's pixels there: a
+    # piece on the far row, its top cut off by a photo framed tight on the board, read as a
+    # king).
+    h, w = image.shape[:2]
+    unseen = (pts[:, 0] < 0) | (pts[:, 0] > w - 1) | (pts[:, 1] < 0) | (pts[:, 1] > h - 1)
+    p[unseen] = 0.0
     # A specular spot (lighter than both the piece and the board, nearly grey) says nothing.
     c0, c1, c2 = cols.T  # (column by column: numpy reduces a length-3 axis slowly)
     lum = (c0 + c1 + c2) / 3.0
@@ -565,13 +571,25 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     sure = sure * (1.0 - (1.0 - kc.wall_alone_sure) * wall_alone)
     step_px = np.maximum(step_px, shadow_px)
     split = king_split(step_px, kc, veil)
-    king = (pref > split) & (step_px >= kc.min_step_px)
+    # Where the image's edge cuts off the part of a piece that would make it a king, it cannot
+    # be one seen: a man, as where the lean is too small, and the confidence says so.  (A man
+    # whose own silhouette ends in view, the board beyond it, stays sure.)
+    cut = _cut_by_the_edge(unseen[:n_al].reshape(along.shape[:3]), ks.t,
+                           lam[:, 1] + rho[:, 1] * grid[rows, chosen] + cfg.max_offset_sq)
+    decided = (step_px >= kc.min_step_px) & ~(cut & (pref > split))
+    king = (pref > split) & decided
     conf = 0.5 + 0.5 * sure * np.tanh(np.abs(pref - split) / kc.clear_preference)
-    conf = np.where(step_px >= kc.min_step_px, conf, 0.5)
+    conf = np.where(decided, conf, 0.5)
     widest = width >= widths[-1] - 1e-9
     unlike = unlike_a_piece(p_seen, p_across, ks.t, ks.u, shift[rows, chosen, 1],
                             grid[rows, chosen], side_shift, lam, rho, widest, kc)
     return king, conf, pref, unlike
+
+
+def _cut_by_the_edge(unseen: np.ndarray, t: np.ndarray, reach: np.ndarray) -> np.ndarray:
+    """(P,) pieces with a sample on their lines along the view (`unseen`: P x J x T, past the
+    image's edge) no farther out than `reach` (P,): where a king's top face could end."""
+    return (unseen & (t[None, None, :] <= reach[:, None, None])).any(axis=(1, 2))
 
 
 def short_runs(mask: np.ndarray, max_len: float) -> np.ndarray:

@@ -731,3 +731,53 @@ def test_light_squares_in_the_lamps_light_past_a_hard_shadow_are_no_arm(monkeypa
                         lambda probe_lab, light_lab, lit: np.zeros(probe_lab.shape[:2], bool))
     _, unlit = _evaluation_scene(30000457)
     assert len(unlit.occluded) >= 10
+
+
+
+def _framed_tight_on_the_far_edge(seed: int, board: Board) -> tuple[object, object, object]:
+    """A steep view whose image ends 2 px past the grid's far edge, as a photo framed tight on
+    the board: the men on the far rank lean out of it.  Returns the frame, the reading of the
+    cut image (with the calibration and corners moved with the cut) and the variant."""
+    variant = find_variant("brazilian")
+    spec = TableSpec()
+    rng = random.Random(seed)
+    scene = sample_scene(rng, spec, hand_probability=0.0, glare_probability=0.0,
+                         hard_shadow_probability=0.0)
+    scene = replace(scene, camera=replace(scene.camera, tilt_deg=40.0))
+    frame = render(sample_world(rng, board, spec), scene, variant, seed=seed)
+    top = int(np.floor(frame.corners_px[2:, 1].min())) - 2  # h8 and a8: the far edge
+    assert top > 0
+    image = frame.image[top:].copy()
+    camera = replace(frame.intrinsics, cy_px=frame.intrinsics.cy_px - top,
+                     height_px=image.shape[0])
+    obs = BoardObserver(variant, calibration=Calibration(camera=camera),
+                        corners_px=frame.corners_px - [0, top]).observe(image)
+    return frame, obs, variant
+
+
+@pytest.mark.parametrize("seed", (0, 5))
+def test_a_man_the_images_edge_cuts_is_no_king(seed):
+    """Past the image's edge the sampler repeats the edge's pixels, the piece's own: read as
+    its top face reaching on, a king's.  There nothing is seen, and a king that is not seen is
+    not called (a man, undecided)."""
+    board = Board.starting(find_variant("brazilian"))
+    frame, obs, _ = _framed_tight_on_the_far_edge(seed, board)
+    far_rank = [sq for sq in frame.placement.squares if frame.placement.geometry.coords[sq][1] == 7]
+    assert len(far_rank) == 4
+    assert [obs.board.square_name(sq) for sq in far_rank
+            if obs.board.piece_at(sq) != frame.placement.piece_at(sq)] == []
+
+
+@pytest.mark.parametrize("seed", (0, 5))
+def test_a_king_the_images_edge_cuts_is_not_called_a_sure_man(seed):
+    """The same cut with kings on the far rank: what is seen of them may be a man's, so the
+    reading may say man, but only as a guess (confidence 0.5)."""
+    board = Board.starting(find_variant("brazilian"))
+    geo = board.geometry
+    far_rank = [sq for sq in board.squares if geo.coords[sq][1] == 7]
+    for sq in far_rank:
+        board.set_piece_at(sq, Piece.BLACK_KING)
+    frame, obs, _ = _framed_tight_on_the_far_edge(seed, board)
+    for sq in far_rank:
+        assert obs.board.piece_at(sq) == Piece.BLACK_KING or obs.confidence[sq] <= 0.5, \
+            obs.board.square_name(sq)
