@@ -78,6 +78,25 @@ def read_image(path: str | Path) -> np.ndarray:
     return image
 
 
+# A greyscale picture decodes to three equal channels; a colour one, even of a grey scene,
+# keeps some chroma (sensor noise, demosaicing, the light's tint) in more than a few pixels.
+_GREY_SPREAD = 2  # channel spread (0..255) a grey pixel stays within
+_GREY_SHARE = 0.999  # of the pixels
+
+
+def has_colour(image_bgr: np.ndarray) -> bool:
+    """Does the image carry colour at all?  A greyscale photograph does not: the colour
+    models (vision.pieces: a shade of a colour is that colour) then see every grey as a shade
+    of every other, and tell the sets and the bare squares apart unreliably."""
+    img = np.asarray(image_bgr)
+    if img.ndim < 3 or img.shape[2] < 3:
+        return False
+    step = max(1, int(np.sqrt(img.shape[0] * img.shape[1] / 250_000)))
+    px = img[::step, ::step, :3].astype(np.int16)
+    spread = px.max(axis=2) - px.min(axis=2)
+    return float(np.mean(spread <= _GREY_SPREAD)) < _GREY_SHARE
+
+
 class FrameSource(Protocol):
     def read(self) -> tuple[np.ndarray, int, float]:
         """(BGR image, frame number, time in seconds since the source opened)."""

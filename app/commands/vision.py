@@ -23,7 +23,7 @@ from vision.annotate import annotate
 from vision.errors import BoardNotFound
 from vision.observation import BoardObservation
 from vision.pipeline import BoardObserver
-from vision.sources import IMAGE_SUFFIXES, read_image
+from vision.sources import IMAGE_SUFFIXES, has_colour, read_image
 
 DEFAULT_VARIANT = "brazilian"
 # Without --variant, a board that is not 8x8 is read as the usual 10x10 game.
@@ -124,6 +124,10 @@ def cmd_detect(args: argparse.Namespace) -> int:
         raise ValueError(f"--annotate {args.annotate!r} is the photo itself: drawing on it "
                          f"would replace it; name another file")
     image = read_image(args.image)
+    if not has_colour(image):
+        print("note: the image has no colour (greyscale): pieces and squares are told apart "
+              "by brightness alone, and a dark set on dark squares or one set from the other "
+              "may be misread", file=sys.stderr)
     calibration = load_calibration(args.calibration) if args.calibration else None
     corners = parse_corners(args.corners) if args.corners else None
     variant = _variant_for(args.variant, calibration)

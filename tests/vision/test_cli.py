@@ -196,3 +196,17 @@ def test_calibrate_board_without_corners_saves_a1_at_whites_side(tmp_path, capsy
     saved = np.array(json.loads(out.read_text())["board"]["corners_px"])
     side = np.linalg.norm(frame.corners_px[0] - frame.corners_px[1]) / 8
     assert np.linalg.norm(saved - frame.corners_px, axis=1).max() < 0.25 * side
+
+
+def test_detect_notes_a_greyscale_photo(tmp_path, capsys):
+    # A photograph without colour: every grey is a shade of every other to the colour models,
+    # so the reading comes with a note saying so (the same scene in colour has none).
+    frame, path = _frame(tmp_path)
+    corners = _corners(frame.corners_px)
+    assert main(["detect", str(path), "--corners", corners]) == 0
+    assert "no colour" not in capsys.readouterr().err
+    grey = tmp_path / "grey.jpg"
+    cv2.imwrite(str(grey), cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY))
+    assert main(["detect", str(grey), "--corners", corners]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("note: the image has no colour")

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vision.errors import CameraUnavailable, UnreadableImage
-from vision.sources import FolderSource, OpenCvSource, open_source, read_image
+from vision.sources import FolderSource, OpenCvSource, has_colour, open_source, read_image
 
 
 def _frames(n: int) -> list[np.ndarray]:
@@ -115,3 +115,17 @@ def test_read_image_says_why_it_cannot(tmp_path: Path, content: bytes | None,
         read_image(f)
     with pytest.raises(UnreadableImage, match="folder"):
         read_image(tmp_path)
+
+
+_PHOTOS = sorted(Path("/work/shared/photos").glob("*.jpg"))
+
+
+@pytest.mark.skipif(not _PHOTOS, reason="the shared photographs are not available")
+@pytest.mark.parametrize("path", _PHOTOS, ids=lambda p: p.name)
+def test_real_photos_have_colour_and_their_greyscale_copies_none(path, tmp_path):
+    # The black-and-white mat of one photo is nearly grey, yet the photo keeps its chroma.
+    image = read_image(path)
+    assert has_colour(image)
+    grey = tmp_path / "grey.jpg"
+    cv2.imwrite(str(grey), cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    assert not has_colour(read_image(grey))
