@@ -33,6 +33,20 @@ def _scaled(f: float) -> Change:
     return change
 
 
+def _farther(f: float) -> Change:
+    """As a camera `1/f` times as far away takes it: the photo shrunk about its centre (where
+    the lens's axis stays) on a canvas of its own size, the rest a plain table."""
+    def change(img: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        h, w = img.shape[:2]
+        small = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+        table = np.array([60.0, 90.0, 120.0]) + np.random.default_rng(2).normal(0, 8, img.shape)
+        out = np.clip(table, 0, 255).astype(np.uint8)
+        y0, x0 = (h - small.shape[0]) // 2, (w - small.shape[1]) // 2
+        out[y0:y0 + small.shape[0], x0:x0 + small.shape[1]] = small
+        return out, corners * f + np.array([x0, y0])
+    return change
+
+
 def _gain(per_pixel: Callable[[np.ndarray], np.ndarray]) -> Change:
     def change(img: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.clip(per_pixel(img.astype(np.float64)), 0, 255).astype(np.uint8), corners
@@ -147,6 +161,7 @@ CHANGES: dict[str, Change] = {
     "keystone 0.15": _keystoned(0.15), "hard shadow band": _shadow_band,
     "glare spot": _glare_spot, "cool lamp": _gain(lambda x: x * np.array([1.2, 1.0, 0.8])),
     "lighter midtones (gamma 0.55)": _gain(lambda x: 255 * (x / 255) ** 0.55),
+    "twice as far": _farther(0.5),
     "dim and noisy": _gain(lambda x: 0.4 * x + np.random.default_rng(1).normal(0, 6, x.shape)),
 }
 

@@ -187,12 +187,16 @@ def _cell_colours(lab: np.ndarray, model: LatticeModel, i0: int, j0: int, n_i: i
     return vals, visible
 
 
-def _score_placements(lab: np.ndarray, lat: _Lattice, grid: int,
-                      min_inside: float = 0.95) -> list[_Placement]:
+def _score_placements(lab: np.ndarray, lat: _Lattice, grid: int, max_outside: float = 0.05,
+                      strays: int = 2) -> list[_Placement]:
     lo = lat.cells.min(axis=0)
     hi = lat.cells.max(axis=0)
-    # Board origins that could hold most of the found squares (a stray square off the board,
-    # e.g. on a marker, must not rule the right placement out), with a ring of one cell.
+    # Board origins that could hold most of the found squares (all but `max_outside` of them),
+    # with a ring of one cell.  A few stray squares off the board (on a marker, a printed
+    # frame's boxed letters) must not rule the right placement out: up to `strays` more when
+    # they lie apart from it, none in the ring of cells around it.  (Two boxed letters beside
+    # the 37 squares found of a printed board seen from afar: the board was not found.  A
+    # found square in that ring is where a board shifted over a hand's edge leaves one out.)
     first = np.minimum(lo, hi - grid + 1) - 1
     last = np.maximum(lo, hi - grid + 1) + 1
     i0, j0 = int(first[0]) - 1, int(first[1]) - 1
@@ -204,8 +208,11 @@ def _score_placements(lab: np.ndarray, lat: _Lattice, grid: int,
     out = []
     for oi in range(int(first[0]), int(last[0]) + 1):
         for oj in range(int(first[1]), int(last[1]) + 1):
-            inside = np.all((cells >= (oi, oj)) & (cells < (oi + grid, oj + grid)), axis=1)
-            if inside.sum() < min_inside * len(cells):
+            # (How many cells each found square lies from the placement: 0 inside.)
+            past = np.maximum(np.maximum((oi, oj) - cells, cells - (oi + grid - 1,
+                                                                   oj + grid - 1)), 0).max(axis=1)
+            left_out = int(np.count_nonzero(past))
+            if left_out > max_outside * len(cells) and (left_out > strays or (past == 1).any()):
                 continue
             a, b = oi - i0, oj - j0
             for dark_at_origin in (True, False):

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from app.cli import main
+from bench.vision_photos import CHANGES
 from game.board import BaseBoard
 from game.variants import find_variant
 from sim.render import Frame, render
@@ -26,7 +27,7 @@ from tests.vision.scenes import evaluation_frame
 from vision.config import VisionConfig
 from vision.errors import BoardNotFound, BoardOutOfView
 from vision.grid_fit import LatticeModel, LensCentre
-from vision.locate import find_board, refine_corners
+from vision.locate import _Lattice, _score_placements, find_board, refine_corners
 from vision.pipeline import BoardObserver
 
 PHOTOS = Path("/work/shared/photos")
@@ -190,6 +191,48 @@ def test_photo_board_found_without_help(item):
     side = np.linalg.norm(truth[0] - truth[1]) / item["grid"]
     err = np.max(np.linalg.norm(np.array(obs.corners_px) - truth, axis=1)) / side
     assert err < 0.25
+
+
+@pytest.mark.skipif(not _photos(), reason="the shared photographs are not available")
+def test_a_printed_board_seen_from_twice_as_far_is_found():
+    """fhgr-board-v2.jpg (a printed board with a frame of boxed letters) as a camera twice as
+    far away takes it: two boxed letters joined the 37 squares found, and no placement of the
+    board leaving out more than 5% of what was found was tried: "no board found"."""
+    item = next(it for it in _photos() if it["file"].startswith("fhgr"))
+    image = cv2.imread(str(PHOTOS / item["file"]))
+    far, truth = CHANGES["twice as far"](image, np.array(item["corners"], np.float64))
+    found = find_board(far, 8, VisionConfig())
+    side = np.linalg.norm(truth[0] - truth[1]) / 8
+    err = np.max(np.linalg.norm(found.corners_px - truth, axis=1)) / side
+    assert err < 0.1
+
+
+def test_two_stray_squares_off_the_board_leave_its_placement():
+    """A lattice of 37 squares on an 8x8 board and two boxed letters two cells beyond its
+    edges: the board's own placement is still scored, and no placement shifted off the
+    found squares is (those leave out squares of the ring around them, as where a hand's
+    edge lets a board shifted by a cell score as well)."""
+    cell_px, at_px = 20, 60
+    image = np.full((320, 320, 3), 160, np.uint8)  # (a grey frame all round)
+    for i in range(8):
+        for j in range(8):
+            if (i + j) % 2 == 0:  # (the corner cell (0, 0) is dark)
+                y, x = at_px + cell_px * j, at_px + cell_px * i
+                image[y:y + cell_px, x:x + cell_px] = 40
+            else:
+                image[at_px + cell_px * j:at_px + cell_px * (j + 1),
+                      at_px + cell_px * i:at_px + cell_px * (i + 1)] = 230
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
+    hom = np.array([[cell_px, 0.0, at_px], [0.0, cell_px, at_px], [0.0, 0.0, 1.0]])
+    model = LatticeModel(hom, 0.0, LensCentre(160.0, 160.0, 160.0))
+    board = [(i, j) for i in range(8) for j in range(8)][::2][:37]
+    board += [(i, j) for i in range(8) for j in range(8)][1::2][:37 - len(board)]
+    cells = np.array(board + [(-2, 3), (9, 6)])
+    lat = _Lattice(model, cells, np.arange(len(cells)))
+    placements = _score_placements(lab, lat, 8)
+    assert {p.origin for p in placements} == {(0, 0)}
+    best = max(placements, key=lambda p: p.score)
+    assert best.dark_at_origin and best.score > 1.0
 
 
 def test_a_degenerate_candidate_square_is_no_lattice():
