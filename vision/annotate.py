@@ -23,26 +23,42 @@ def annotate(image_bgr: np.ndarray, obs: BoardObservation) -> np.ndarray:
         p = cv2.perspectiveTransform(np.array([[[u, v]]], np.float64), hom)[0, 0]
         return int(round(p[0])), int(round(p[1]))
 
-    thick = max(1, int(round(max(out.shape[:2]) / 600)))
+    # Marks sized by each square as the image shows it, not by the image: a far board in a
+    # large photo was buried under its own circles.  An oblique view squashes the squares
+    # along the view, so their smaller side counts.
+    def side_px(u: float, v: float) -> float:
+        a, b, c = (np.array(px(*p), np.float64) for p in ((u, v), (u + 1, v), (u, v + 1)))
+        return float(min(np.linalg.norm(b - a), np.linalg.norm(c - a)))
+
+    sides = [side_px(i + 0.0, j + 0.0) for i in range(n) for j in range(n)]
+    line = max(1, int(round(float(np.median(sides)) / 40)))
     for i in range(n + 1):
-        cv2.line(out, px(i, 0), px(i, n), (0, 255, 255), thick, cv2.LINE_AA)
-        cv2.line(out, px(0, i), px(n, i), (0, 255, 255), thick, cv2.LINE_AA)
-    cv2.putText(out, "a1", px(0.1, 0.3), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * thick, (0, 0, 255),
-                thick, cv2.LINE_AA)
+        cv2.line(out, px(i, 0), px(i, n), (0, 255, 255), line, cv2.LINE_AA)
+        cv2.line(out, px(0, i), px(n, i), (0, 255, 255), line, cv2.LINE_AA)
     geo = obs.board.geometry
     for sq in obs.board.squares:
         f, r = geo.coords[sq]
         label = obs.label(sq)
         c = px(f + 0.5, r + 0.5)
+        side = max(side_px(f, r), 6.0)
+        thick = max(1, int(round(side / 20)))
         if label == "empty":
-            cv2.circle(out, c, 3 * thick, _COLOURS[label], -1)
+            cv2.circle(out, c, max(1, int(round(0.1 * side))), _COLOURS[label], -1)
             continue
-        colour = _COLOURS[label]
-        cv2.circle(out, c, 9 * thick, colour, 2 * thick, cv2.LINE_AA)
-        if label.endswith("king"):
-            cv2.putText(out, "K", (c[0] - 5 * thick, c[1] + 5 * thick), cv2.FONT_HERSHEY_SIMPLEX,
-                        0.5 * thick, (0, 0, 255), thick, cv2.LINE_AA)
-        if label == "occluded":
-            cv2.putText(out, "?", (c[0] - 5 * thick, c[1] + 5 * thick), cv2.FONT_HERSHEY_SIMPLEX,
-                        0.5 * thick, (0, 0, 255), thick, cv2.LINE_AA)
+        cv2.circle(out, c, int(round(0.38 * side)), _COLOURS[label], thick, cv2.LINE_AA)
+        mark = "K" if label.endswith("king") else "?" if label == "occluded" else ""
+        if mark:
+            _centred_text(out, mark, c, 0.4 * side, thick)
+    _centred_text(out, "a1", px(0.5, 0.5), 0.3 * side_px(0, 0), line, below=0.3 * side_px(0, 0))
     return out
+
+
+def _centred_text(out: np.ndarray, text: str, centre: tuple[int, int], height_px: float,
+                  thick: int, below: float = 0.0) -> None:
+    """`text` in red, `height_px` tall, centred on `centre` (or `below` pixels under it)."""
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    (w, h), _ = cv2.getTextSize(text, font, 1.0, thick)
+    scale = max(0.25, height_px / max(h, 1))
+    (w, h), _ = cv2.getTextSize(text, font, scale, thick)
+    org = (int(round(centre[0] - w / 2)), int(round(centre[1] + h / 2 + below)))
+    cv2.putText(out, text, org, font, scale, (0, 0, 255), thick, cv2.LINE_AA)
