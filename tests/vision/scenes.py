@@ -72,11 +72,12 @@ def occupancy_and_colour_errors(frame: Frame, obs: BoardObservation) -> list[str
     return errors
 
 
-def evaluation_frame(seed: int) -> tuple[Frame, object]:
-    """(frame, variant) of scene `seed` of bench/vision_eval.py, drawn the same way."""
+def evaluation_frame(seed: int, camouflaged: bool = False) -> tuple[Frame, object]:
+    """(frame, variant) of scene `seed` of bench/vision_eval.py (`--camouflaged`), drawn the
+    same way."""
     rng = random.Random(seed)
     variant = find_variant("international" if rng.random() < 0.1 else "brazilian")
     spec = TableSpec(grid=variant.width)
-    scene = sample_scene(rng, spec)
+    scene = sample_scene(rng, spec, camouflaged=camouflaged)
     board = sample_position(rng, variant)
     return render(sample_world(rng, board, spec), scene, variant, seed=seed), variant
