@@ -30,8 +30,8 @@ def annotate(image_bgr: np.ndarray, obs: BoardObservation) -> np.ndarray:
         a, b, c = (np.array(px(*p), np.float64) for p in ((u, v), (u + 1, v), (u, v + 1)))
         return float(min(np.linalg.norm(b - a), np.linalg.norm(c - a)))
 
-    sides = [side_px(i + 0.0, j + 0.0) for i in range(n) for j in range(n)]
-    line = max(1, int(round(float(np.median(sides)) / 40)))
+    sides = {(i, j): side_px(i, j) for i in range(n) for j in range(n)}
+    line = max(1, int(round(float(np.median(list(sides.values()))) / 40)))
     for i in range(n + 1):
         cv2.line(out, px(i, 0), px(i, n), (0, 255, 255), line, cv2.LINE_AA)
         cv2.line(out, px(0, i), px(n, i), (0, 255, 255), line, cv2.LINE_AA)
@@ -40,7 +40,7 @@ def annotate(image_bgr: np.ndarray, obs: BoardObservation) -> np.ndarray:
         f, r = geo.coords[sq]
         label = obs.label(sq)
         c = px(f + 0.5, r + 0.5)
-        side = max(side_px(f, r), 6.0)
+        side = max(sides[(f, r)], 6.0)
         thick = max(1, int(round(side / 20)))
         if label == "empty":
             cv2.circle(out, c, max(1, int(round(0.1 * side))), _COLOURS[label], -1)
@@ -49,7 +49,7 @@ def annotate(image_bgr: np.ndarray, obs: BoardObservation) -> np.ndarray:
         mark = "K" if label.endswith("king") else "?" if label == "occluded" else ""
         if mark:
             _centred_text(out, mark, c, 0.4 * side, thick)
-    _centred_text(out, "a1", px(0.5, 0.5), 0.3 * side_px(0, 0), line, below=0.3 * side_px(0, 0))
+    _centred_text(out, "a1", px(0.5, 0.5), 0.3 * sides[(0, 0)], line, below=0.3 * sides[(0, 0)])
     return out
 
 
