@@ -34,7 +34,7 @@ def _far_board() -> tuple[np.ndarray, np.ndarray]:
 def test_marks_are_sized_by_the_squares_not_the_image():
     """Marks scaled with the image's size buried a far board under circles wider than its
     squares, drawn over the table beyond it: every mark now stays on the board's grid (within
-    a fifth of a square past its outer lines) and no square's mark covers its neighbours."""
+    a fifth of a square past its outer lines), and the marks leave most of it as it was."""
     image, corners = _far_board()
     obs = BoardObserver("brazilian", corners_px=corners).observe(image)
     out = annotate(image, obs)
