@@ -205,9 +205,12 @@ class VisionConfig:
     camouflage_max_stray: float = 0.15  # the occupancy threshold's largest share of contrast
     # A darker set this near the dark squares' colour (a share of the two sets' distance) is a
     # set the colour of its squares: squares differing a little, as its men do, are its men,
-    # when there are at least `camouflage_set_min_squares` of them (vision.pieces.classify).
+    # when there are at least `camouflage_set_min_squares` of them and the set is darker than
+    # the squares (lightness at most `camouflage_set_darker` times theirs; see
+    # vision.pieces.classify).
     camouflage_set_apart: float = 0.4
     camouflage_set_min_squares: int = 4
+    camouflage_set_darker: float = 0.9
     # Profile lines along the view, at these offsets across it (squares).
     max_offset_sq: float = 0.15  # how far from its square's centre a piece may stand
     # Occlusion: a colour far from board, both piece sets and local light (relative units).
