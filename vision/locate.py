@@ -295,17 +295,24 @@ def _placement_score(vals: np.ndarray, visible: np.ndarray, grid: int, dark_at_o
 _STRIP_ALTERNATES = 0.6
 
 
+def _outer_strip(a: np.ndarray, grid: int, side: int, points: bool = False) -> np.ndarray:
+    """Per-cell values `a` of a (grid+2)^2 block (any trailing axes) along the ring just
+    outside one side of the grid (side 0..3 as `_placement_score`'s ring); with `points`, of
+    each cell's five sample points (`a`'s third axis) the two 0.15 of a square past the grid
+    line."""
+    n = grid + 2
+    inner = slice(1, n - 1)
+    cells, near = [((0, inner), [1, 2]), ((n - 1, inner), [0, 3]), ((inner, 0), [2, 3]),
+                   ((inner, n - 1), [0, 1])][side]
+    return a[cells][:, near] if points else a[cells]
+
+
 def _strip_alternates(vals: np.ndarray, sign: np.ndarray, grid: int, side: int, thr: float,
                       ) -> bool:
     """Does the strip just outside one side of the grid (the ring cells' two sample points
-    0.15 of a square past the grid line; side 0..3 as `_placement_score`'s ring) alternate in
-    step with the board's checker?  Needs half a side of it in view."""
-    n = grid + 2
-    inner = slice(1, n - 1)
-    strip, sgn = [(vals[0, inner][:, [1, 2], 0], sign[0, inner]),
-                  (vals[n - 1, inner][:, [0, 3], 0], sign[n - 1, inner]),
-                  (vals[inner, 0][:, [2, 3], 0], sign[inner, 0]),
-                  (vals[inner, n - 1][:, [0, 1], 0], sign[inner, n - 1])][side]
+    0.15 of a square past the grid line) alternate in step with the board's checker?  Needs
+    half a side of it in view."""
+    strip, sgn = _outer_strip(vals, grid, side, True)[..., 0], _outer_strip(sign, grid, side)
     seen = np.all(np.isfinite(strip), axis=1)
     lum = strip.mean(axis=1)
     pairs = seen[1:] & seen[:-1]
@@ -320,15 +327,9 @@ def _frame_term(vals: np.ndarray, visible: np.ndarray, grid: int, weight: float 
     """Reward for a band of one colour just outside the grid on several sides: a board's
     frame.  A placement shifted off the board sees table on one side and squares on the
     other; a hand over the true board hides at most a side or two of its frame."""
-    n = grid + 2
-    inner = slice(1, n - 1)
-    # Sample points of the ring cells lying 0.15 of a square outside the grid line.
-    sides = [(vals[0, inner][:, [1, 2]], visible[0, inner]),
-             (vals[n - 1, inner][:, [0, 3]], visible[n - 1, inner]),
-             (vals[inner, 0][:, [2, 3]], visible[inner, 0]),
-             (vals[inner, n - 1][:, [0, 1]], visible[inner, n - 1])]
     bands = []
-    for v, vis in sides:
+    for side in range(4):
+        v, vis = _outer_strip(vals, grid, side, True), _outer_strip(visible, grid, side)
         if vis.sum() >= grid / 2:
             bands.append(np.median(v[vis].reshape(-1, 3), axis=0))
     if len(bands) < 2:
