@@ -175,12 +175,18 @@ def _one_set_in_two_lights(a: np.ndarray, b: np.ndarray, c: np.ndarray,
 
 
 def _hue_sets(x: np.ndarray, min_apart: float = 12.0, spreads: float = 3.0, iters: int = 10,
-              ) -> tuple[np.ndarray, np.ndarray] | None:
+              shade_within: float = 0.1) -> tuple[np.ndarray, np.ndarray] | None:
     """Two sets told apart by hue and saturation (a*, b*) alone: the mean colours (Lab) of the
     two groups of x (rows) that two-means finds on a*, b*, when their hues lie `min_apart`
     and `spreads` times each group's own variation apart, each group at least two pieces;
     else None.  Light changes a set's lightness far more than its hue, so sets alike in
-    lightness (tan wood and red in a dim photo), which lightness mixes, still differ here."""
+    lightness (tan wood and red in a dim photo), which lightness mixes, still differ here.
+
+    Nor are two groups one of which is a shade of the other (in BGR, within `shade_within`
+    of its size): a set in two lights.  Less light takes saturation with lightness, so a
+    strongly coloured set's shaded pieces lie apart from its lit ones on a*, b* too (green
+    men at 48 degrees' tilt, their lit and shaded sides: two "sets", and the other set, the
+    colour of its squares, was never looked for)."""
     if len(x) < 4:
         return None
     ab = x[:, 1:].astype(np.float64)
@@ -201,7 +207,11 @@ def _hue_sets(x: np.ndarray, min_apart: float = 12.0, spreads: float = 3.0, iter
     apart = float(np.linalg.norm(centres[0] - centres[1]))
     if apart < min_apart or apart < spreads * float(spread):
         return None
-    return x[near].mean(axis=0), x[~near].mean(axis=0)
+    a, b = x[near].mean(axis=0), x[~near].mean(axis=0)
+    lit, dim = (_to_bgr(a), _to_bgr(b)) if a[0] >= b[0] else (_to_bgr(b), _to_bgr(a))
+    if float(_ray_distance(dim, lit, 0.0, 1.0)) < shade_within * float(np.linalg.norm(dim)):
+        return None
+    return a, b
 
 
 # Shadows and uneven light change a colour's lightness far more than its hue and saturation,
@@ -685,9 +695,12 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                         * _set_distance(white_lab, black_lab)
                         or black_lab[0] > cfg.camouflage_set_darker * dark_lab[0]
                         or camo.sum() < cfg.camouflage_set_min_squares):
-                    camo &= np.minimum(_set_distance(piece_lab, white_lab),
-                                       _set_distance(piece_lab, black_lab)) \
-                        < np.linalg.norm(piece_lab - dark_lab, axis=1)
+                    sets_bgr = [_to_bgr(white_lab), _to_bgr(black_lab)]
+                    d_sets = np.min([_ray_distance(own, c, *_shade_range(c, dark_bgr,
+                                                                          cfg.shade_within))
+                                     for c in sets_bgr], axis=0)
+                    camo &= d_sets < _ray_distance(own, dark_bgr,
+                                                   *_board_shade_range(sets_bgr, dark_bgr))
                 if camo.sum() < cfg.camouflage_min_squares:
                     camo[:] = False
             elif camo.any():

@@ -15,6 +15,7 @@ from vision.pieces import (
     _camouflaged_set,
     _hue_sets,
     _piece_sets,
+    _to_lab,
 )
 
 DARK = np.array([40.0, 70.0, 120.0])  # BGR of the bare playable squares
@@ -304,6 +305,23 @@ def test_two_sets_alike_in_lightness_are_told_apart_by_hue():
     one_set = np.vstack([wood, wood * [0.75, 1, 1]])
     assert _hue_sets(one_set) is None
     assert _piece_sets(one_set, min_separation=44.0) is None
+
+
+def test_a_strongly_coloured_set_in_two_lights_is_one_set():
+    """Green men, some lit and some on their shaded side: less light takes saturation with
+    lightness, so the shaded ones lie 12 apart from the lit ones on a*, b* (each group varying
+    little): as far apart in hue as two sets would be, yet each is a shade of the other
+    (0.8 times the light, in BGR).  Taken for two sets, the other set, the colour of its
+    squares, was never looked for."""
+    rng = np.random.default_rng(4)
+    lit_bgr = np.array([69.0, 191.0, 88.0])
+    lit = lit_bgr * rng.uniform(0.97, 1.03, (6, 1))
+    shaded = 0.8 * lit_bgr * rng.uniform(0.97, 1.03, (4, 1))
+    x = _to_lab(np.vstack([lit, shaded]))
+    ab_apart = np.linalg.norm(x[:6, 1:].mean(axis=0) - x[6:, 1:].mean(axis=0))
+    assert ab_apart >= 12.0  # (apart enough on a*, b* alone: the shade is what keeps them one)
+    assert _hue_sets(x) is None
+    assert _piece_sets(x, min_separation=63.0) is None
 
 
 def test_a_set_near_the_dark_squares_colour_is_found_among_the_free_squares() -> None:
