@@ -202,7 +202,7 @@ class VisionConfig:
     camouflage_share: float = 0.08
     camouflage_clean_share: float = 0.03
     camouflage_confidence: float = 0.6  # what such a square's reading is worth
-    camouflage_max_stray: float = 0.15  # the occupancy threshold's largest share of contrast
+    camouflage_max_stray: float = 0.3  # the occupancy threshold's largest share of contrast
     # A darker set this near the dark squares' colour (a share of the two sets' distance) is a
     # set the colour of its squares: squares differing a little, as its men do, are its men,
     # when there are at least `camouflage_set_min_squares` of them and the set is darker than

@@ -113,6 +113,17 @@ def test_the_lighter_set_in_two_lights_is_one_set():
     assert occupancy_and_colour_errors(frame, obs) == []
 
 
+@pytest.mark.parametrize("seed", [1000103, 1000134])
+def test_a_camouflaged_set_is_looked_for_on_a_board_of_little_contrast(seed):
+    """Scenes of `vision_eval.py --camouflaged`: a red-and-cream printed board of little
+    contrast (56) and a wooden one (78).  The occupancy threshold, set by how far bare squares
+    stray, came to 27% and 16% of the contrast, and a set the colour of its squares was not
+    looked for past 15% (nine and five men read as empty); its other test, that the bare
+    squares are clean, is what tells a mottled board."""
+    frame, obs = _evaluation_scene(seed, camouflaged=True)
+    assert occupancy_and_colour_errors(frame, obs) == []
+
+
 def _read_again(frame, obs, cfg: VisionConfig):
     """The same frame read with another configuration (the control of a hard case)."""
     return BoardObserver(obs.board.variant, cfg=cfg,
