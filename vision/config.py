@@ -211,6 +211,9 @@ class VisionConfig:
     camouflage_set_apart: float = 0.4
     camouflage_set_min_squares: int = 4
     camouflage_set_darker: float = 0.9
+    # Two sets found, the darker a shade of the lighter at least this bright (times), are one
+    # set in two lights where several squares show a set the colour of its squares.
+    camouflage_one_set_light: float = 0.45
     # Profile lines along the view, at these offsets across it (squares).
     max_offset_sq: float = 0.15  # how far from its square's centre a piece may stand
     # Occlusion: a colour far from board, both piece sets and local light (relative units).

@@ -208,10 +208,18 @@ def _hue_sets(x: np.ndarray, min_apart: float = 12.0, spreads: float = 3.0, iter
     if apart < min_apart or apart < spreads * float(spread):
         return None
     a, b = x[near].mean(axis=0), x[~near].mean(axis=0)
-    lit, dim = (_to_bgr(a), _to_bgr(b)) if a[0] >= b[0] else (_to_bgr(b), _to_bgr(a))
-    if float(_ray_distance(dim, lit, 0.0, 1.0)) < shade_within * float(np.linalg.norm(dim)):
+    if _in_two_lights(a, b, shade_within):
         return None
     return a, b
+
+
+def _in_two_lights(a_lab: np.ndarray, b_lab: np.ndarray, within: float = 0.1,
+                   least: float = 0.0) -> bool:
+    """Is the darker of two colours (Lab) the lighter one in less light: a shade of it (in
+    BGR, within `within` of its own size), at least `least` times as bright?"""
+    lit, dim = (_to_bgr(a_lab), _to_bgr(b_lab)) if a_lab[0] >= b_lab[0] else (
+        _to_bgr(b_lab), _to_bgr(a_lab))
+    return float(_ray_distance(dim, lit, least, 1.0)) < within * float(np.linalg.norm(dim))
 
 
 # Shadows and uneven light change a colour's lightness far more than its hue and saturation,
@@ -669,6 +677,12 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                                veil=light.offset[learn].mean(axis=1))
             if trace is not None:
                 trace["clusters"] = sets
+            if sets is not None and camo.sum() >= cfg.camouflage_set_min_squares and \
+                    _in_two_lights(sets[0], sets[1], least=cfg.camouflage_one_set_light):
+                # Two "sets", one a shade of the other (a hard shadow over some of a set's
+                # pieces), and squares of a set the colour of its squares: that set is the
+                # other one.
+                sets = None
             if sets is not None:
                 white_lab, black_lab, other_labs = sets
                 if dark_set.any():

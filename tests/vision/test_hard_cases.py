@@ -124,6 +124,16 @@ def test_a_camouflaged_set_is_looked_for_on_a_board_of_little_contrast(seed):
     assert occupancy_and_colour_errors(frame, obs) == []
 
 
+@pytest.mark.parametrize("seed", [1000169, 1000187])
+def test_a_set_half_in_a_hard_shadow_leaves_room_for_the_camouflaged_one(seed):
+    """Scenes of `vision_eval.py --camouflaged` with a hard shadow over part of the board: the
+    lighter set's pieces in it, a shade of those out of it, were taken for the second set, so
+    the darker set, drawn the colour of its squares, was never looked for (six and five men
+    read as empty)."""
+    frame, obs = _evaluation_scene(seed, camouflaged=True)
+    assert occupancy_and_colour_errors(frame, obs) == []
+
+
 def _read_again(frame, obs, cfg: VisionConfig):
     """The same frame read with another configuration (the control of a hard case)."""
     return BoardObserver(obs.board.variant, cfg=cfg,
