@@ -695,15 +695,16 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                         black_lab = own_colour
                     if white_lab[0] < black_lab[0]:
                         white_lab, black_lab = black_lab, white_lab
-                # With both sets seen elsewhere, a camouflaged piece is one of them: nearer
-                # one's colour than the bare square's (a shadow's edge is a shade of the
-                # square).  Unless the darker set seen is itself near the dark squares' colour
-                # and darker, its kings seen by their taller walls and its men not, and several
-                # squares differ a little: those are its men, whose colour is the bare
+                # With both sets seen elsewhere, a camouflaged piece is one of them: the pixels of
+                # its square that differ from the bare square (`own`; the whole disc's median is the
+                # square's colour) nearer a shade of one set than a shade of the bare square (a
+                # shadow's edge is one).  Unless the darker set seen is itself near the dark
+                # squares' colour and darker, its kings seen by their taller walls and its men not,
+                # and several squares differ a little: those are its men, whose colour is the bare
                 # square's.  (A shadow's soft edge crosses a square or two, not several; a set
-                # lighter than the squares shows its men; a "set" of the squares' very colour
-                # is squares a shadow's edge crosses.  Rendered scenes of such sets: 90.5% of
-                # squares right, 87.8% before; the other scenes read alike.)
+                # lighter than the squares shows its men; a "set" of the squares' very colour is
+                # squares a shadow's edge crosses.  Rendered scenes of such sets: 92.5% of squares
+                # right, 87.8% before these tests; the other scenes read alike.)
                 if camo.any() and (
                         _set_distance(black_lab, dark_lab) > cfg.camouflage_set_apart
                         * _set_distance(white_lab, black_lab)
