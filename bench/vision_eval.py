@@ -144,9 +144,10 @@ def one(args: tuple[int, bool, bool]) -> dict[str, object]:
             "conditions": conditions(scene), "time_s": elapsed}
 
 
-def dump(seed: int, out_dir: Path) -> Path:
-    """Re-render scene `seed`, read it, and write the annotated reading with its errors."""
-    frame, _, variant = build(seed)
+def dump(seed: int, out_dir: Path, camouflaged: bool = False) -> Path:
+    """Re-render scene `seed` (as `--camouflaged` draws it, if so), read it, and write the
+    annotated reading with its errors."""
+    frame, _, variant = build(seed, camouflaged)
     obs = read(frame, variant)
     img = annotate(frame.image, obs)
     geo = frame.placement.geometry
@@ -195,7 +196,7 @@ def main() -> int:
     a = ap.parse_args()
     if a.dump_seeds:
         for seed in a.dump_seeds.split(","):
-            print(dump(int(seed), a.dump or Path(".")))
+            print(dump(int(seed), a.dump or Path("."), a.camouflaged))
         return 0
     t0 = time.perf_counter()
     jobs = [(a.seed * 1_000_003 + i, a.locate_every > 0 and i % a.locate_every == 0,
@@ -245,7 +246,7 @@ def main() -> int:
         for r in ranked[:a.dump_worst]:
             if _errors(r, ignore) == 0:
                 break
-            path = dump(int(r["seed"]), a.dump)  # type: ignore[call-overload]
+            path = dump(int(r["seed"]), a.dump, a.camouflaged)  # type: ignore[call-overload]
             kinds = Counter(k for t, g in r["pairs"]  # type: ignore[attr-defined]
                             if (k := error_kind(t, g)) is not None)
             cond = " ".join(f"{k}={v}" for k, v in r["conditions"].items())  # type: ignore[attr-defined]
