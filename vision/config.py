@@ -197,9 +197,12 @@ class VisionConfig:
     # A set nearer its squares' colour than that is still seen when it shows on several
     # squares (vision.pieces._camouflaged_pieces): at least this many free squares with this
     # share of the disc off the bare colour, where 90 % of the others have at most
-    # `camouflage_clean_share`.
+    # `camouflage_bare_share` (0.03 before: a man of the set that hardly shows, two pixels of
+    # his disc off, counts among the others, and three such men of 13 hid the other ten).  A
+    # square counts as clean up to `camouflage_clean_share`.
     camouflage_min_squares: int = 3
     camouflage_share: float = 0.08
+    camouflage_bare_share: float = 0.06
     camouflage_clean_share: float = 0.03
     camouflage_confidence: float = 0.6  # what such a square's reading is worth
     camouflage_max_stray: float = 0.3  # the occupancy threshold's largest share of contrast

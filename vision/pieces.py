@@ -396,7 +396,7 @@ def _camouflaged_pieces(share: np.ndarray, free: np.ndarray, cfg: VisionConfig) 
     Such pieces differ from their square only here and there (a lit rim, a shaded wall): too
     little of the disc for a piece on its own, and their colour is too near the square's.  As
     a set they still show: several squares where a fair share of the disc differs, on a board
-    whose other free squares are clean (hardly a pixel differs).  On a board with grain,
+    whose other free squares are clean (a pixel or two of the disc at most).  On a board with grain,
     noise or uneven light the free squares' shares spread out and nothing is claimed.
     """
     out = np.zeros(len(share), bool)
@@ -404,7 +404,7 @@ def _camouflaged_pieces(share: np.ndarray, free: np.ndarray, cfg: VisionConfig) 
     bare = free & ~cand
     if cand.sum() < cfg.camouflage_min_squares or bare.sum() < cfg.camouflage_min_squares:
         return out
-    if float(np.percentile(share[bare], 90)) > cfg.camouflage_clean_share:
+    if float(np.percentile(share[bare], 90)) > cfg.camouflage_bare_share:
         return out
     return cand
 

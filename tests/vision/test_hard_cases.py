@@ -134,6 +134,16 @@ def test_a_set_half_in_a_hard_shadow_leaves_room_for_the_camouflaged_one(seed):
     assert occupancy_and_colour_errors(frame, obs) == []
 
 
+@pytest.mark.parametrize("seed, missed", [(1000063, 3), (1000158, 2)])
+def test_camouflaged_men_that_hardly_show_do_not_hide_the_others(seed, missed):
+    """Scenes of `vision_eval.py --camouflaged` (brown men on walnut, purple on purple): the
+    set shows on ten squares, but two or three of its men show nothing but a pixel or two of
+    their disc, and counted among the bare squares they made the board look mottled, so none
+    was looked for (13 and 12 read as empty).  Those few are still missed (measured)."""
+    frame, obs = _evaluation_scene(seed, camouflaged=True)
+    assert len(occupancy_and_colour_errors(frame, obs)) <= missed
+
+
 def _read_again(frame, obs, cfg: VisionConfig):
     """The same frame read with another configuration (the control of a hard case)."""
     return BoardObserver(obs.board.variant, cfg=cfg,
