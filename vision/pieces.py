@@ -635,6 +635,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     col_conf = np.ones(n)
     idx = np.flatnonzero(occ)
     camo = np.zeros(n, bool)
+    set_like_squares = False  # (the darker set near its squares' colour, and darker)
     if colours is not None and colours.has_pieces:
         white_lab = np.array(colours.white_piece_lab, np.float32)
         black_lab = np.array(colours.black_piece_lab, np.float32)
@@ -705,11 +706,12 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                 # lighter than the squares shows its men; a "set" of the squares' very colour is
                 # squares a shadow's edge crosses.  Rendered scenes of such sets: 92.5% of squares
                 # right, 87.8% before these tests; the other scenes read alike.)
-                if camo.any() and (
-                        _set_distance(black_lab, dark_lab) > cfg.camouflage_set_apart
-                        * _set_distance(white_lab, black_lab)
-                        or black_lab[0] > cfg.camouflage_set_darker * dark_lab[0]
-                        or camo.sum() < cfg.camouflage_set_min_squares):
+                set_like_squares = bool(
+                    _set_distance(black_lab, dark_lab) <= cfg.camouflage_set_apart
+                    * _set_distance(white_lab, black_lab)
+                    and black_lab[0] <= cfg.camouflage_set_darker * dark_lab[0])
+                if camo.any() and (not set_like_squares
+                                   or camo.sum() < cfg.camouflage_set_min_squares):
                     sets_bgr = [_to_bgr(white_lab), _to_bgr(black_lab)]
                     d_sets = np.min([_ray_distance(own, c, *_shade_range(c, dark_bgr,
                                                                           cfg.shade_within))
@@ -737,6 +739,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                 else:
                     camo[:] = False
     if white_lab is not None and black_lab is not None and len(idx) >= 2:
+        first_occ = occ.copy()
         # Second look with the piece colours now known: a base pixel belongs to a piece when it
         # is nearer some shade of a piece set than any shade of the bare square.  This finds a
         # dark set on dark squares, which the first look (distance from the board) misses.
@@ -800,6 +803,10 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         if trace is not None:
             trace["share2"] = share2
         occ = share2 > cfg.occupied_share
+        if set_like_squares:
+            # (A man of a set near its squares' colour, seen by the first look, keeps a share
+            # of his disc here as the bare square's shades take the rest: still a man.)
+            occ |= first_occ & (share2 >= cfg.camouflage_share)
         # A set that is a shade of the bare square may be a shadow's (a hand's fingers on red
         # squares, a darker red): its shades then take in bare squares the light model left a
         # little dark.  Such a set claims no square where the first look saw nothing but bare
