@@ -5,8 +5,10 @@ Usage: python bench/vision_kings.py [--scenes 200] [--seed 7] [--workers 2] [--d
 The scenes are drawn exactly as in bench/vision_eval.py (same seeds give the same scenes); only
 squares whose piece was found with the right colour count, so this isolates the king stage.
 Prints stacked-vs-single accuracy overall, by camera tilt, by piece set, by how many pixels a
-man and a king differ in the image (the lean of one disc height), and how often the stage said
-it was sure (confidence >= 0.9) and how right it was then.  `--dump` writes crops of the
+man and a king differ in the image (the lean of one disc height), by glare, by how near the dark
+squares' colour lies to a shade of the piece's (then a wall and the square under it differ in
+brightness alone, and a piece's near edge hardly shows), and how often the stage said it was
+sure (confidence >= 0.9) and how right it was then.  `--dump` writes crops of the
 misread pieces (PNG, enlarged) for looking at.
 """
 
@@ -25,6 +27,8 @@ from vision_eval import build
 
 from calibration.store import Calibration
 from sim.scene import PIECE_COLOURS
+from vision.config import KingConfig
+from vision.kings import _ray_distance
 from vision.pipeline import BoardObserver
 
 SURE = 0.9  # a call with at least this confidence counts as sure
@@ -33,6 +37,16 @@ SURE = 0.9  # a call with at least this confidence counts as sure
 def _style_name(white_bgr: tuple[float, ...]) -> str:
     return min(PIECE_COLOURS, key=lambda k: float(np.linalg.norm(
         np.subtract(PIECE_COLOURS[k][0], white_bgr))))
+
+
+def shade_gap(square_bgr: tuple[float, ...], piece_bgr: tuple[float, ...]) -> float:
+    """How far a square's colour lies from every shade of a piece's that the king stage allows
+    (KingConfig.piece_shade), as a share of the two colours' distance: near 0, the square
+    looks like the piece's shaded wall."""
+    lo, hi = KingConfig().piece_shade
+    apart = float(np.linalg.norm(np.subtract(square_bgr, piece_bgr)))
+    return float(_ray_distance(np.array(square_bgr), np.array(piece_bgr), lo, hi)) / max(apart,
+                                                                                        1.0)
 
 
 def one(args: tuple[int, str | None, bool]) -> list[dict[str, object]]:
@@ -57,7 +71,10 @@ def one(args: tuple[int, str | None, bool]) -> list[dict[str, object]]:
         row = {"king": truth.is_king, "ok": ok, "conf": obs.confidence[sq],
                "tilt": scene.camera.tilt_deg, "style": _style_name(scene.pieces.white_bgr),
                "colour": truth.color.value, "step_px": float(step_px[sq]),
-               "ridges": scene.pieces.ridges, "seed": seed, "square": geo.algebraic(sq)}
+               "ridges": scene.pieces.ridges, "seed": seed, "square": geo.algebraic(sq),
+               "glare": scene.light.glare is not None,
+               "shade_gap": shade_gap(scene.board.dark_bgr, scene.pieces.white_bgr
+                                      if truth.color.value == "white" else scene.pieces.black_bgr)}
         rows.append(row)
         if dump and not ok:
             f, r = geo.coords[sq]
@@ -114,6 +131,13 @@ def main() -> int:
     print("by piece set and colour:")
     for k in sorted({(str(r["style"]), str(r["colour"])) for r in rows}):
         print(_line(f"{k[0][:10]} {k[1]}", [r for r in rows if (r["style"], r["colour"]) == k]))
+    print("by glare:")
+    for g in (False, True):
+        print(_line("glare" if g else "no glare", [r for r in rows if r["glare"] == g]))
+    print("by the dark squares' distance from a shade of the piece's colour (share of apart):")
+    for gap_lo, gap_hi in ((0.0, 0.05), (0.05, 0.1), (0.1, 0.2), (0.2, 0.4), (0.4, float("inf"))):
+        print(_line(f"{gap_lo}-{gap_hi}" if gap_hi < float("inf") else f"{gap_lo} and more",
+                    [r for r in rows if gap_lo <= float(r["shade_gap"]) < gap_hi]))  # type: ignore[arg-type]
     print("by ridges:")
     for k in sorted({int(r["ridges"]) for r in rows}):  # type: ignore[call-overload]
         print(_line(f"{k} ridges", [r for r in rows if r["ridges"] == k]))
