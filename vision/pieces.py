@@ -175,7 +175,7 @@ def _one_set_in_two_lights(a: np.ndarray, b: np.ndarray, c: np.ndarray,
 
 
 def _hue_sets(x: np.ndarray, min_apart: float = 12.0, spreads: float = 3.0, iters: int = 10,
-              shade_within: float = 0.1) -> tuple[np.ndarray, np.ndarray] | None:
+              shade_within: float = 0.05) -> tuple[np.ndarray, np.ndarray] | None:
     """Two sets told apart by hue and saturation (a*, b*) alone: the mean colours (Lab) of the
     two groups of x (rows) that two-means finds on a*, b*, when their hues lie `min_apart`
     and `spreads` times each group's own variation apart, each group at least two pieces;
@@ -186,7 +186,10 @@ def _hue_sets(x: np.ndarray, min_apart: float = 12.0, spreads: float = 3.0, iter
     of its size): a set in two lights.  Less light takes saturation with lightness, so a
     strongly coloured set's shaded pieces lie apart from its lit ones on a*, b* too (green
     men at 48 degrees' tilt, their lit and shaded sides: two "sets", and the other set, the
-    colour of its squares, was never looked for)."""
+    colour of its squares, was never looked for).  Those lie within 2% of a shade of each
+    other; two sets of faint hues alike in lightness (tan and red men in a washed-out photo,
+    greyish tan and greyish pink) 9%, and near grey any two colours are nearly shades of each
+    other: hence 5%."""
     if len(x) < 4:
         return None
     ab = x[:, 1:].astype(np.float64)
