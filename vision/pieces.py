@@ -60,6 +60,12 @@ def _to_bgr(lab: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(px, cv2.COLOR_LAB2BGR).reshape(3).astype(np.float64)
 
 
+def _to_bgr_rows(lab: np.ndarray) -> np.ndarray:
+    """BGR of Lab colours (N, 3) (OpenCV's 8-bit Lab)."""
+    px = np.clip(np.asarray(lab, np.float64), 0, 255).astype(np.uint8).reshape(-1, 1, 3)
+    return cv2.cvtColor(px, cv2.COLOR_LAB2BGR).reshape(-1, 3).astype(np.float64)
+
+
 def _sigmoid(x: np.ndarray | float) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.asarray(x, np.float64)))
 
@@ -107,6 +113,24 @@ def _piece_sets(x: np.ndarray, min_separation: float, board_bgr: np.ndarray | No
         for k in range(3):
             if (assign == k).any():
                 centres[k] = x[assign == k].mean(axis=0)
+    # A set in two lights, a hard shadow over most of it: its shaded pieces lie between its
+    # lit ones and a darker set, and three-means gave them to that set.  A piece of the
+    # darkest group that is nearly a shade of the lightest group's colour (`_SHADE_WITHIN`),
+    # with at least `_SHADED_LIGHT` of its light, is the lighter set's, when the group keeps
+    # members that are not (the darker set).  (Not one of the middle group: that is left out
+    # of the sets, or merged, as it was.  Nor a darkest group all of such shades: a lone king
+    # whose shaded walls darken his disc in an oblique view is told by his top face later.)
+    top, bottom = int(np.argmax(centres[:, 0])), int(np.argmin(centres[:, 0]))
+    if (assign == top).any() and top != bottom:
+        lit = _to_bgr(centres[top])
+        bgr = _to_bgr_rows(x)
+        shaded = (assign == bottom) & (_ray_distance(bgr, lit, _SHADED_LIGHT, 1.0)
+                                       < _SHADE_WITHIN * np.linalg.norm(bgr, axis=1))
+        if shaded.any() and (assign[~shaded] == bottom).any():
+            assign[shaded] = top
+            for k in range(3):
+                if (assign == k).any():
+                    centres[k] = x[assign == k].mean(axis=0)
     sizes = np.bincount(assign, minlength=3)
     order = np.argsort(-sizes, kind="stable")
     lone_shade = np.zeros(3, bool)
@@ -229,6 +253,12 @@ def _in_two_lights(a_lab: np.ndarray, b_lab: np.ndarray, within: float = 0.1,
 # and the light correction leaves some of that: a piece is given to the nearer set with
 # lightness counting half (two sets that differ only in lightness still differ).
 _SET_METRIC = np.array([0.5, 1.0, 1.0], np.float32)
+# A colour within this share of its size of a shade of a set's colour, with at least
+# `_SHADED_LIGHT` of its light, is that set in a shadow (see _piece_sets).  (A set lit and
+# shaded: within 2% on the rendered scenes; a black set is a tenth to a fifth of a white one's
+# light.)
+_SHADE_WITHIN = 0.05
+_SHADED_LIGHT = 0.45
 _DARKEST_SET_BGR = 8.0  # a set's colour is kept at least this (a dark grey), see classify
 _SET_IN_GLARE = 10.0  # a set whose median piece has this veil (levels) is in glare, see classify
 # A colour this near (share of its own size) a lighter shade of the bare square (these gains)
