@@ -54,20 +54,28 @@ def _to_lab(bgr: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(flat, cv2.COLOR_BGR2LAB).reshape(bgr.shape).astype(np.float32)
 
 
-def _to_bgr(lab: np.ndarray) -> np.ndarray:
-    """BGR of one Lab colour (3,) (OpenCV's 8-bit Lab)."""
-    px = np.clip(np.asarray(lab, np.float64), 0, 255).astype(np.uint8).reshape(1, 1, 3)
-    return cv2.cvtColor(px, cv2.COLOR_LAB2BGR).reshape(3).astype(np.float64)
-
-
 def _to_bgr_rows(lab: np.ndarray) -> np.ndarray:
     """BGR of Lab colours (N, 3) (OpenCV's 8-bit Lab)."""
     px = np.clip(np.asarray(lab, np.float64), 0, 255).astype(np.uint8).reshape(-1, 1, 3)
     return cv2.cvtColor(px, cv2.COLOR_LAB2BGR).reshape(-1, 3).astype(np.float64)
 
 
+def _to_bgr(lab: np.ndarray) -> np.ndarray:
+    """BGR of one Lab colour (3,) (OpenCV's 8-bit Lab)."""
+    return _to_bgr_rows(np.asarray(lab).reshape(1, 3))[0]
+
+
 def _sigmoid(x: np.ndarray | float) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.asarray(x, np.float64)))
+
+
+# A colour within this share of its size of a shade of a set's colour, with at least
+# `_SHADED_LIGHT` of its light, is that set in a shadow (see _piece_sets and _hue_sets; the
+# camouflage test asks the same light, VisionConfig.camouflage_one_set_light).  (A set lit and
+# shaded lies within 2% on the rendered scenes; a black set has a tenth to a fifth of a white
+# one's light.)
+_SHADE_WITHIN = 0.05
+_SHADED_LIGHT = 0.45
 
 
 def _piece_sets(x: np.ndarray, min_separation: float, board_bgr: np.ndarray | None = None,
@@ -199,7 +207,7 @@ def _one_set_in_two_lights(a: np.ndarray, b: np.ndarray, c: np.ndarray,
 
 
 def _hue_sets(x: np.ndarray, min_apart: float = 12.0, spreads: float = 3.0, iters: int = 10,
-              shade_within: float = 0.05) -> tuple[np.ndarray, np.ndarray] | None:
+              shade_within: float = _SHADE_WITHIN) -> tuple[np.ndarray, np.ndarray] | None:
     """Two sets told apart by hue and saturation (a*, b*) alone: the mean colours (Lab) of the
     two groups of x (rows) that two-means finds on a*, b*, when their hues lie `min_apart`
     and `spreads` times each group's own variation apart, each group at least two pieces;
@@ -253,12 +261,6 @@ def _in_two_lights(a_lab: np.ndarray, b_lab: np.ndarray, within: float = 0.1,
 # and the light correction leaves some of that: a piece is given to the nearer set with
 # lightness counting half (two sets that differ only in lightness still differ).
 _SET_METRIC = np.array([0.5, 1.0, 1.0], np.float32)
-# A colour within this share of its size of a shade of a set's colour, with at least
-# `_SHADED_LIGHT` of its light, is that set in a shadow (see _piece_sets).  (A set lit and
-# shaded: within 2% on the rendered scenes; a black set is a tenth to a fifth of a white one's
-# light.)
-_SHADE_WITHIN = 0.05
-_SHADED_LIGHT = 0.45
 _DARKEST_SET_BGR = 8.0  # a set's colour is kept at least this (a dark grey), see classify
 _SET_IN_GLARE = 10.0  # a set whose median piece has this veil (levels) is in glare, see classify
 # A colour this near (share of its own size) a lighter shade of the bare square (these gains)
