@@ -83,14 +83,15 @@ def _piece_sets(x: np.ndarray, min_separation: float, board_bgr: np.ndarray | No
                 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]] | None:
     """(lighter, darker) colours of the two piece sets among the pieces' colours (rows of x).
 
-    Three-means, seeded at the lightest, the darkest and the colour farthest from both: two
-    groups are the sets; a third is either part of a set seen in other light (it lies nearer
-    one set than the sets lie to each other: merged) or a few things that are neither (a glare
-    spot, a hand), which must not pull a set's colour; but when the two largest groups are
-    one set in two lights, the third, far from it, is the other set.  None when no two sets
-    are this far apart, nor apart in hue (`_hue_sets`): one set on the board.  The third
-    item lists the colours of a third group left out of the sets (shown to the occlusion
-    test as seen on pieces, not as foreign).
+    Three-means, seeded at the lightest, the darkest and the colour farthest from both (then
+    the darkest group's shades of the lightest's colour given to it: a set mostly in a hard
+    shadow): two groups are the sets; a third is either part of a set seen in other light (it
+    lies nearer one set than the sets lie to each other: merged) or a few things that are
+    neither (a glare spot, a hand), which must not pull a set's colour; but when the two
+    largest groups are one set in two lights, the third, far from it, is the other set.
+    None when no two sets are this far apart, nor apart in hue (`_hue_sets`): one set on the
+    board.  The third item lists the colours of a third group left out of the sets (shown to
+    the occlusion test as seen on pieces, not as foreign).
 
     A lone square whose colour is a lighter shade of the bare square `board_bgr`, when that
     has a clear hue (a square the light model left too light), is no set: it is left out
