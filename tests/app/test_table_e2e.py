@@ -86,7 +86,10 @@ def _moves_so_far(journal: Path) -> int:
         return -1
 
 
-@pytest.mark.parametrize("kill_after_moves", [0, 3, 12, 30])
+# (The game of seed 11 runs 41 moves.  Killed after 30, it was over before the kill in a
+# fresh-clone run of 2026-12-06, and the test skipped, checking nothing: too near the end.
+# The latest kill is after 20, half the game.)
+@pytest.mark.parametrize("kill_after_moves", [0, 3, 12, 20])
 def test_kill_minus_nine_then_resume_loses_no_move(tmp_path: Path, kill_after_moves: int) -> None:
     cfg = _config(tmp_path)
     args = ["play", "--config", str(cfg), "--sim-camera", "oracle", "--seed", "11",
