@@ -60,12 +60,18 @@ def test_an_irregularity_the_robot_lets_go_is_counted_once(tmp_path: Path,
     """A person who breaks a rule at every turn: after the robot has asked twice to put a
     position back, it accepts it as it stands.  Accepting was counted as one more
     irregularity (the test above failed now and then, when the engine's timing led a game
-    there)."""
-    assert main(["demo", "--games", "1", "--seed", "1", "--camera", "oracle",
-                 "--irregularities", "1.0", "--max-plies", "20", "--movetime", "0.05",
-                 "--out", str(tmp_path / "demo")]) == 0
-    text = capsys.readouterr().out
-    assert "accepts the position as it stands" in text
+    there).  The engine's timing decides the game, so a game that never gets there (one of a
+    fresh-clone run on 2026-12-06, under load) says nothing: the next seed is played, up to
+    four."""
+    for seed in range(1, 5):
+        assert main(["demo", "--games", "1", "--seed", str(seed), "--camera", "oracle",
+                     "--irregularities", "1.0", "--max-plies", "20", "--movetime", "0.05",
+                     "--out", str(tmp_path / f"demo-{seed}")]) == 0
+        text = capsys.readouterr().out
+        if "accepts the position as it stands" in text:
+            break
+    else:
+        pytest.fail("no game of seeds 1-4 reached a position the robot accepts as it stands")
     m = re.search(r", (\d+) irregularities \((\d+) planted\)", text)
     assert m and int(m[2]) > 0
     assert int(m[1]) == int(m[2])
