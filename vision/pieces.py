@@ -133,8 +133,7 @@ def _piece_sets(x: np.ndarray, min_separation: float, board_bgr: np.ndarray | No
     if (assign == top).any() and top != bottom:
         lit = _to_bgr(centres[top])
         bgr = _to_bgr_rows(x)
-        shaded = (assign == bottom) & (_ray_distance(bgr, lit, _SHADED_LIGHT, 1.0)
-                                       < _SHADE_WITHIN * np.linalg.norm(bgr, axis=1))
+        shaded = (assign == bottom) & _is_shade(bgr, lit, _SHADE_WITHIN, _SHADED_LIGHT)
         if shaded.any() and (assign[~shaded] == bottom).any():
             assign[shaded] = top
             for k in range(3):
@@ -255,7 +254,15 @@ def _in_two_lights(a_lab: np.ndarray, b_lab: np.ndarray, within: float = 0.1,
     BGR, within `within` of its own size), at least `least` times as bright?"""
     lit, dim = (_to_bgr(a_lab), _to_bgr(b_lab)) if a_lab[0] >= b_lab[0] else (
         _to_bgr(b_lab), _to_bgr(a_lab))
-    return float(_ray_distance(dim, lit, least, 1.0)) < within * float(np.linalg.norm(dim))
+    return bool(_is_shade(dim, lit, within, least))
+
+
+def _is_shade(dim_bgr: np.ndarray, lit_bgr: np.ndarray, within: float,
+              least: float) -> np.ndarray:
+    """Which colours `dim_bgr` (..., 3) are `lit_bgr` (3,) in less light: within `within` of
+    their own size of a shade of it, at least `least` times as bright."""
+    return _ray_distance(dim_bgr, lit_bgr, least, 1.0) < within * np.linalg.norm(dim_bgr,
+                                                                                  axis=-1)
 
 
 # Shadows and uneven light change a colour's lightness far more than its hue and saturation,
