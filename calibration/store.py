@@ -47,6 +47,13 @@ class BoardCalibration:
     def __post_init__(self) -> None:
         if len(self.corners_px) != 4:
             raise CalibrationError(f"board.corners_px needs 4 corners, got {len(self.corners_px)}")
+        for name in ("square_mm", "disc_height_mm", "disc_diameter_mm"):
+            if not getattr(self, name) > 0:
+                raise CalibrationError(f"{name} must be above 0, got {getattr(self, name)}")
+        if self.disc_diameter_mm >= self.square_mm:
+            raise CalibrationError(
+                f"disc_diameter_mm ({self.disc_diameter_mm}) must be less than "
+                f"square_mm ({self.square_mm}): a disc stands inside its square")
 
 
 @dataclass(frozen=True)

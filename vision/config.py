@@ -18,6 +18,12 @@ class PieceGeometry:
     radius_sq: float = 0.375
     height_sq: float = 0.175
 
+    @classmethod
+    def from_mm(cls, square_mm: float, disc_diameter_mm: float,
+                disc_height_mm: float) -> PieceGeometry:
+        return cls(radius_sq=0.5 * disc_diameter_mm / square_mm,
+                   height_sq=disc_height_mm / square_mm)
+
 
 @dataclass(frozen=True)
 class KingConfig:

@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from calibration.store import Calibration
+from calibration.store import BoardCalibration, Calibration
 from sim.render import render
 from sim.scene import sample_position, sample_scene, sample_world
 from sim.world import TableSpec
@@ -492,6 +492,50 @@ def test_without_calibration_a_view_25_degrees_from_vertical_still_tells_kings()
     assert kings >= 20 and men >= 40
     assert kings_right >= 0.6 * kings, (kings_right, kings)
     assert men_right >= 0.95 * men, (men_right, men)
+
+
+def _calibrated_tall_set(seed, board):
+    """A scene of 10 mm discs (7 mm configured) seen by a calibrated camera, read with the
+    calibration's board (`board(frame)`, None for none)."""
+    spec = TableSpec(disc_height_mm=10.0)
+    rng = random.Random(seed)
+    scene = sample_scene(rng, spec, tilt_max_deg=45.0, hand_probability=0.0,
+                         glare_probability=0.0, hard_shadow_probability=0.0)
+    scene = replace(scene, camera=replace(scene.camera, tilt_deg=46.0))
+    position = sample_position(rng, VARIANT, king_share=0.25)
+    frame = render(sample_world(rng, position, spec, max_offset_mm=2.0), scene, VARIANT,
+                   seed=seed)
+    cal = Calibration(camera=frame.intrinsics, board=board(frame))
+    return frame, BoardObserver(VARIANT, calibration=cal, corners_px=frame.corners_px
+                                ).observe(frame.image)
+
+
+def _board_of(frame, disc_height_mm):
+    h, w = frame.image.shape[:2]
+    corners = tuple((float(x), float(y)) for x, y in frame.corners_px)
+    return BoardCalibration(8, corners, w, h, disc_height_mm=disc_height_mm)
+
+
+@pytest.mark.parametrize("seed", [312, 318])
+def test_a_calibrated_camera_reads_kings_of_the_disc_height_its_board_gives(seed):
+    """With a calibrated lens the discs' height is not measured but given: the calibration's
+    board says 10 mm, and men and kings of 10 mm discs are told apart."""
+    frame, obs = _calibrated_tall_set(seed, lambda f: _board_of(f, 10.0))
+    _assert_kings_and_men_told_apart(frame, obs)
+
+
+def test_a_calibrated_camera_told_the_wrong_disc_height_misreads_kings():
+    """The same scenes with the board saying 7 mm (or no board: the configured 7 mm): men of
+    10 mm look like kings of 7.  What the test above relies on is the height given."""
+    for board in (lambda f: _board_of(f, 7.0), lambda f: None):
+        wrong = 0
+        for seed in (312, 318, 319):
+            frame, obs = _calibrated_tall_set(seed, board)
+            for sq, truth in frame.placement.piece_map().items():
+                got = obs.board.piece_at(sq)
+                wrong += got is not None and got.color == truth.color \
+                    and got.is_king != truth.is_king
+        assert wrong >= 4
 
 
 def test_without_calibration_a_nearly_vertical_view_calls_no_king_and_says_so():

@@ -48,3 +48,20 @@ def test_saving_into_a_missing_folder_names_it(tmp_path):
     with pytest.raises(FileNotFoundError, match="cannot save the calibration.*no folder"):
         save_calibration(Calibration(), path)
     assert not path.parent.exists()
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("square_mm", 0, "square_mm must be above 0"),
+    ("disc_height_mm", -7, "disc_height_mm must be above 0"),
+    ("disc_diameter_mm", 45.0, "less than square_mm"),
+])
+def test_a_board_of_impossible_sizes_is_refused_naming_the_field(tmp_path, field, value, words):
+    """The discs' size sets how the king stage reads the pieces (vision.pipeline): a size
+    nothing can have is a damaged or mistyped file, said as such."""
+    board = {"grid": 8, "corners_px": [[1, 2], [3, 4], [5, 6], [7, 8]], "image_width_px": 1280,
+             "image_height_px": 720, field: value}
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps({"version": 1, "board": board}))
+    with pytest.raises(CalibrationError, match=words) as e:
+        load_calibration(path)
+    assert "cal.json" in str(e.value) and "board" in str(e.value)
