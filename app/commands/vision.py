@@ -20,6 +20,7 @@ from calibration.store import (
 )
 from game.variants import Variant, find_variant
 from vision.annotate import annotate
+from vision.config import PieceGeometry, VisionConfig
 from vision.errors import BoardNotFound
 from vision.observation import BoardObservation
 from vision.pipeline import BoardObserver
@@ -58,7 +59,13 @@ def register_calibrate(calib_sub: argparse._SubParsersAction) -> None:  # type: 
     b.add_argument("image", metavar="IMAGE")
     b.add_argument("--variant", default="brazilian")
     b.add_argument("--corners", default=None, help='"x,y x,y x,y x,y" (a1, h1, h8, a8)')
-    b.add_argument("--square-mm", type=float, default=40.0)
+    b.add_argument("--square-mm", type=float, default=40.0,
+                   help="side of one square, in mm (default 40)")
+    b.add_argument("--disc-height-mm", type=float, default=7.0,
+                   help="thickness of one piece, in mm (default 7): a king is two; with a "
+                        "calibrated camera the king test takes it as given")
+    b.add_argument("--disc-diameter-mm", type=float, default=30.0,
+                   help="diameter of one piece, in mm (default 30)")
     b.add_argument("--output", default="calibration.json")
     b.set_defaults(func=cmd_calibrate_board)
 
@@ -150,11 +157,26 @@ def cmd_detect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_sizes(args: argparse.Namespace) -> None:
+    for flag, mm in (("--square-mm", args.square_mm), ("--disc-height-mm", args.disc_height_mm),
+                     ("--disc-diameter-mm", args.disc_diameter_mm)):
+        if not mm > 0:
+            raise ValueError(f"{flag} {mm:g}: a size in mm, above 0")
+    if args.disc_diameter_mm >= args.square_mm:
+        raise ValueError(f"--disc-diameter-mm {args.disc_diameter_mm:g}: a piece stands inside "
+                         f"its square (--square-mm {args.square_mm:g})")
+
+
 def cmd_calibrate_board(args: argparse.Namespace) -> int:
+    _check_sizes(args)
     variant = find_variant(args.variant)
     image = read_image(args.image)
     corners = parse_corners(args.corners) if args.corners else None
-    observer = BoardObserver(variant, corners_px=corners)
+    # (The pieces' size as given: the start position is read with it, men of taller discs
+    # would pass for kings of the default ones.)
+    cfg = VisionConfig(pieces=PieceGeometry.from_mm(args.square_mm, args.disc_diameter_mm,
+                                                    args.disc_height_mm))
+    observer = BoardObserver(variant, cfg=cfg, corners_px=corners)
     # (A first observation turns a board found without help so that a1 is at White's side,
     # told by the pieces, and onto the squares they stand on; the corners saved are those.)
     observer.observe(image)
@@ -162,7 +184,9 @@ def cmd_calibrate_board(args: argparse.Namespace) -> int:
     h, w = image.shape[:2]
     board = BoardCalibration(variant.width, tuple((float(x), float(y))
                                                   for x, y in located.pose.corners_px),
-                             w, h, square_mm=args.square_mm)
+                             w, h, square_mm=args.square_mm,
+                             disc_height_mm=args.disc_height_mm,
+                             disc_diameter_mm=args.disc_diameter_mm)
     out = Path(args.output)
     cal = load_calibration(out) if out.exists() else Calibration()
     cal = replace_section(cal, board=board)
@@ -174,7 +198,9 @@ def cmd_calibrate_board(args: argparse.Namespace) -> int:
     except ValueError:
         pass
     save_calibration(cal, out)
-    print(f"board saved to {out} (tilt {located.pose.tilt_deg():.0f} deg{note})")
+    print(f"board saved to {out} (tilt {located.pose.tilt_deg():.0f} deg, discs "
+          f"{board.disc_diameter_mm:g} x {board.disc_height_mm:g} mm on {board.square_mm:g} mm "
+          f"squares{note})")
     return 0
 
 

@@ -210,3 +210,64 @@ def test_detect_notes_a_greyscale_photo(tmp_path, capsys):
     assert main(["detect", str(grey), "--corners", corners]) == 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("note: the image has no colour")
+
+
+def test_calibrate_board_keeps_the_pieces_size_that_detect_then_reads_kings_with(tmp_path,
+                                                                                capsys):
+    """A set of 10 mm discs on a camera calibrated for its lens: `calibrate board
+    --disc-height-mm 10` on the start position saves the size (and learns the colours, the
+    men read as men at that height), and `detect --calibration` then tells its kings from its
+    men, which the default 7 mm does not (tests/vision/test_kings.py)."""
+    from calibration.store import (
+        Calibration,
+        load_calibration,
+        replace_section,
+        save_calibration,
+    )
+    from game.board import BaseBoard
+    from sim.scene import with_camera
+
+    variant = find_variant("brazilian")
+    spec = TableSpec(disc_height_mm=10.0)
+    rng = random.Random(318)
+    scene = with_camera(sample_scene(rng, spec, tilt_max_deg=45.0, hand_probability=0.0,
+                                     glare_probability=0.0, hard_shadow_probability=0.0),
+                        tilt_deg=46.0)
+    start = render(sample_world(rng, BaseBoard.starting(variant), spec), scene, variant, seed=1)
+    game = render(sample_world(rng, sample_position(rng, variant, king_share=0.3), spec,
+                               max_offset_mm=2.0), scene, variant, seed=2)
+    start_png, game_png, cal = tmp_path / "start.png", tmp_path / "game.png", tmp_path / "c.json"
+    cv2.imwrite(str(start_png), start.image)
+    cv2.imwrite(str(game_png), game.image)
+    # (The lens as `damas calibrate camera` would have saved it.)
+    save_calibration(replace_section(Calibration(), camera=start.intrinsics), cal)
+    assert main(["calibrate", "board", str(start_png), "--corners", _corners(start.corners_px),
+                 "--disc-height-mm", "10", "--output", str(cal)]) == 0
+    out = capsys.readouterr().out
+    assert "discs 30 x 10 mm on 40 mm squares" in out and "piece colours learned" in out
+    saved = load_calibration(cal)
+    assert saved.board.disc_height_mm == 10.0 and saved.camera == start.intrinsics
+    assert main(["detect", str(game_png), "--calibration", str(cal), "--json"]) == 0
+    squares = json.loads(capsys.readouterr().out)["squares"]
+    geo = game.placement.geometry
+    kings = 0
+    for sq, truth in game.placement.piece_map().items():
+        got = squares[geo.algebraic(sq)]["piece"]
+        assert got == truth.value, (geo.algebraic(sq), truth.value, got)
+        kings += truth.is_king
+    assert kings >= 2
+
+
+@pytest.mark.parametrize("flags, words", [
+    (["--disc-height-mm", "0"], "--disc-height-mm 0: a size in mm, above 0"),
+    (["--square-mm", "-40"], "--square-mm -40"),
+    (["--disc-diameter-mm", "45"], "inside its square"),
+])
+def test_calibrate_board_refuses_sizes_no_set_has_in_one_line(tmp_path, capsys, flags, words):
+    frame, path = _frame(tmp_path)
+    out = tmp_path / "cal.json"
+    assert main(["calibrate", "board", str(path), "--corners", _corners(frame.corners_px),
+                 "--output", str(out), *flags]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0]
+    assert not out.exists()
