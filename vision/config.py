@@ -82,6 +82,7 @@ class KingConfig:
     measure_height: bool = True
     height_range: tuple[float, float] = (0.6, 2.0)
     heights: int = 9
+    known_heights: int = 49  # tried where each piece's discs are known (vision.kings.fit_height)
     min_pieces_for_height: int = 4
     king_cost: float = 0.1  # share of a piece's largest difference a king must win by there
     # Without a calibrated lens, views steeper than this say nothing about kings (see

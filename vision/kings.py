@@ -353,25 +353,31 @@ def leans(ks: KingSamples, idx: np.ndarray, height: float) -> tuple[np.ndarray, 
 
 
 def fit_height(p: np.ndarray, ks: KingSamples, idx: np.ndarray, radius: np.ndarray,
-               side_shift: np.ndarray, cfg: VisionConfig) -> float:
+               side_shift: np.ndarray, cfg: VisionConfig, discs: np.ndarray | None = None,
+               steps: int | None = None) -> float:
     """The disc height (squares) that best explains all pieces, each one disc or two.
 
     Piece sets differ in thickness, and a pose estimated without a calibrated lens misjudges
     every lean alike: both scale all leans by one factor, which the pieces in view fix - men
     at one height, kings at two.  Every king costs `king_cost` of its largest difference, so
     when all pieces look alike they are taken for men (the start of a game), not for kings
-    of half the height.
+    of half the height.  Where each piece's number of discs is known (`discs` (P,), 1 or 2: a
+    known position, the start of a game) each is read at its own, and nothing is guessed.
+    `steps` heights are tried over `KingConfig.height_range` (by default `KingConfig.heights`).
     """
     kc = cfg.kings
     lo, hi = kc.height_range
-    heights = cfg.pieces.height_sq * np.geomspace(lo, hi, kc.heights)
+    heights = cfg.pieces.height_sq * np.geomspace(lo, hi, steps or kc.heights)
     lam = np.stack([leans(ks, idx, h)[0] for h in heights], axis=2)  # (P, 2, H)
     rho = np.stack([leans(ks, idx, h)[1] for h in heights], axis=2)
     best, most, _ = height_scores(p, ks.step_sq, float(ks.t[0]), ks.b,
                                   np.repeat(radius[:, None], len(heights), axis=1), side_shift,
                                   lam, rho, cfg.max_offset_sq, kc.shifts, kc.free_shift_sq,
                                   kc.shift_cost)
-    explained = np.maximum(best[:, :, 0], best[:, :, 1] - kc.king_cost * most)
+    if discs is not None:
+        explained = np.take_along_axis(best, (np.asarray(discs) - 1)[:, None, None], axis=2)[..., 0]
+    else:
+        explained = np.maximum(best[:, :, 0], best[:, :, 1] - kc.king_cost * most)
     return float(heights[int(np.argmax(explained.sum(axis=0)))])
 
 
@@ -422,9 +428,10 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
                piece_bgr: np.ndarray, background_bgr: np.ndarray, group: np.ndarray,
                cfg: VisionConfig, trusted: np.ndarray | None = None,
                occupied: np.ndarray | None = None, frame_sq: np.ndarray | None = None,
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(is_king, confidence, preference, not a piece) for the occupied squares `idx` (internal
-    order); see `unlike_a_piece` for the last.
+               known_discs: np.ndarray | None = None,
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+    """(is_king, confidence, preference, not a piece, disc height in squares) for the occupied
+    squares `idx` (internal order); see `unlike_a_piece` for the fourth.
 
     `piece_bgr` (P x 3): each piece's colour; `background_bgr` (3 x 3): dark square, light
     square, frame; `group` (P,): the piece set of each (sets may differ in size).  Only the
@@ -433,13 +440,16 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     square with something on it (the shadow test keeps off them; by default `idx`).
     `frame_sq` (4,): how far the frame reaches past each side of the grid (vision.frame_extent;
     by default as far as the lines): the table beyond it says nothing.
+    `known_discs` (P,), where given: how many discs each piece is (a known position): the
+    disc height is measured from them, finely, whether the lens is calibrated or not.
     """
     if trusted is not None and not trusted.any():
         trusted = None
     kc = cfg.kings
     n_p = len(idx)
     if n_p == 0:
-        return np.zeros(0, bool), np.zeros(0), np.zeros(0), np.zeros(0, bool)
+        return np.zeros(0, bool), np.zeros(0), np.zeros(0), np.zeros(0, bool), \
+            cfg.pieces.height_sq
     along = ks.along_xy[idx]
     across = ks.across_xy[idx]
     pts = np.concatenate([along.reshape(-1, 2), across.reshape(-1, 2)])
@@ -498,7 +508,11 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     t0 = float(ks.t[0])
     height = cfg.pieces.height_sq
     fit = np.ones(n_p, bool) if trusted is None else trusted
-    if kc.measure_height and not ks.calibrated and fit.sum() >= kc.min_pieces_for_height:
+    if known_discs is not None and fit.any():
+        height = fit_height(p_along[fit], ks, idx[fit], radius[fit] * kc.radius_prior,
+                            side_shift[fit], cfg, np.asarray(known_discs)[fit],
+                            kc.known_heights)
+    elif kc.measure_height and not ks.calibrated and fit.sum() >= kc.min_pieces_for_height:
         height = fit_height(p_along[fit], ks, idx[fit], radius[fit] * kc.radius_prior,
                             side_shift[fit], cfg)
     lam, rho = leans(ks, idx, height)
@@ -583,7 +597,7 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     widest = width >= widths[-1] - 1e-9
     unlike = unlike_a_piece(p_seen, p_across, ks.t, ks.u, shift[rows, chosen, 1],
                             grid[rows, chosen], side_shift, lam, rho, widest, kc)
-    return king, conf, pref, unlike
+    return king, conf, pref, unlike, height
 
 
 def _cut_by_the_edge(unseen: np.ndarray, t: np.ndarray, reach: np.ndarray) -> np.ndarray:

@@ -47,6 +47,7 @@ class SquareVerdicts:
     white_lab: np.ndarray | None
     black_lab: np.ndarray | None
     contrast: float
+    disc_height_sq: float = 0.0  # the discs' height the king stage read with (0: no piece)
 
 
 def _to_lab(bgr: np.ndarray) -> np.ndarray:
@@ -584,9 +585,11 @@ class _FloatGather:
 
 def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
              colours: ColourModel | None = None, trace: dict[str, object] | None = None,
-             ) -> SquareVerdicts:
+             known_discs: np.ndarray | None = None) -> SquareVerdicts:
     """Labels of every playable square; `trace`, when given, receives the intermediate values
-    (for bench/vision_eval.py's diagnostics)."""
+    (for bench/vision_eval.py's diagnostics).  `known_discs` (S,), where given, is how many
+    discs stand on each square (a known position): the king stage measures the discs' height
+    from them (`SquareVerdicts.disc_height_sq`)."""
     img = _blurred(image_bgr, s.roi, cfg.blur_px)
     # Read only the sampled pixels as floats (converting the whole frame costs milliseconds).
     flat = _FloatGather(img.reshape(-1, 3))
@@ -973,6 +976,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     background = np.stack([median(patches.reshape(-1, 3), axis=0),
                            median(probe_bgr, axis=0), frame_bgr])
     king = np.zeros(n, bool)
+    disc_height = 0.0
     king_conf = np.full(n, 0.5)
     # (Not on occluded squares: what is there may be the hand, and it is not reported.)
     seen = idx[~occluded[idx]]
@@ -988,9 +992,9 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         frame_sq = None if s.frame_out.size == 0 else frame_extent(
             _FloatGather(image_bgr.reshape(-1, 3))[s.frame_out.reshape(-1)]
             .reshape(*s.frame_out.shape, 3), cfg)
-        k_is, k_conf, _, unlike = read_kings(img, s.kings, seen, light, piece_cols, background,
-                                             is_white[seen].astype(int), cfg, trusted, occ,
-                                             frame_sq)
+        k_is, k_conf, _, unlike, disc_height = read_kings(
+            img, s.kings, seen, light, piece_cols, background, is_white[seen].astype(int), cfg,
+            trusted, occ, frame_sq, None if known_discs is None else known_discs[seen])
         king[seen] = k_is
         king_conf[seen] = k_conf
         # Bigger than any piece: something over the square, not reported as a piece; unless
@@ -1032,6 +1036,6 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                 labels[i] = BLACK_KING if king[i] else BLACK_MAN
             conf[i] = float(min(conf[i], col_conf[i], king_conf[i]))
     return SquareVerdicts(labels, np.clip(conf, 0.0, 1.0), dark_lab, light_lab, white_lab,
-                          black_lab, contrast)
+                          black_lab, contrast, disc_height)
 
 

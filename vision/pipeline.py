@@ -293,6 +293,29 @@ class BoardObserver:
         return ColourModel(_lab(v.dark_lab), _lab(v.light_lab), _lab(v.white_lab),
                            _lab(v.black_lab))
 
+    def measure_disc_height(self, image: np.ndarray, expected: BaseBoard | None = None,
+                            ) -> float:
+        """The discs' height (squares) from a frame showing `expected` (default: the start
+        position), every piece read at the number of discs it is.
+
+        With a calibrated lens the king stage takes the height as given (the calibration's
+        board), and sets differ in thickness: the start of a game, where every piece is a
+        man, measures it.  Refuses (a ValueError naming the squares) when the frame does not
+        show that position, so a height is never measured from a wrong reading.
+        """
+        located = self.locate(image)
+        expected = expected or BaseBoard.starting(self.variant)
+        discs = np.zeros(len(located.samples.playable), np.intp)
+        for sq, piece in expected.piece_map().items():
+            discs[sq] = 2 if piece.is_king else 1
+        v = classify(image, located.samples, self.cfg, self._colours(), known_discs=discs)
+        diff = self._to_observation(v, located).board.differences(expected)
+        if diff or not v.disc_height_sq > 0:
+            names = " ".join(expected.square_name(sq) for sq in diff[:8]) or "(no piece)"
+            raise ValueError(f"cannot measure the discs' height: the board does not show the "
+                             f"expected position (differs on {names})")
+        return v.disc_height_sq
+
     def _white_side_order(self, v: SquareVerdicts) -> tuple[int, int, int, int] | None:
         """How to reorder the corners (a1, h1, h8, a8) so that rank 1 is White's side, or None
         to keep them.  Only the orders that keep a1 on a dark corner are possible: a half
