@@ -61,9 +61,10 @@ def register_calibrate(calib_sub: argparse._SubParsersAction) -> None:  # type: 
     b.add_argument("--corners", default=None, help='"x,y x,y x,y x,y" (a1, h1, h8, a8)')
     b.add_argument("--square-mm", type=float, default=40.0,
                    help="side of one square, in mm (default 40)")
-    b.add_argument("--disc-height-mm", type=float, default=7.0,
-                   help="thickness of one piece, in mm (default 7): a king is two; with a "
-                        "calibrated camera the king test takes it as given")
+    b.add_argument("--disc-height-mm", type=float, default=None,
+                   help="thickness of one piece, in mm (a king is two): with a calibrated "
+                        "camera the king test takes it as given.  Default: measured from the "
+                        "start position in the image, else 7")
     b.add_argument("--disc-diameter-mm", type=float, default=30.0,
                    help="diameter of one piece, in mm (default 30)")
     b.add_argument("--output", default="calibration.json")
@@ -157,10 +158,13 @@ def cmd_detect(args: argparse.Namespace) -> int:
     return 0
 
 
+DEFAULT_DISC_HEIGHT_MM = 7.0
+
+
 def _check_sizes(args: argparse.Namespace) -> None:
     for flag, mm in (("--square-mm", args.square_mm), ("--disc-height-mm", args.disc_height_mm),
                      ("--disc-diameter-mm", args.disc_diameter_mm)):
-        if not mm > 0:
+        if mm is not None and not mm > 0:
             raise ValueError(f"{flag} {mm:g}: a size in mm, above 0")
     if args.disc_diameter_mm >= args.square_mm:
         raise ValueError(f"--disc-diameter-mm {args.disc_diameter_mm:g}: a piece stands inside "
@@ -172,23 +176,38 @@ def cmd_calibrate_board(args: argparse.Namespace) -> int:
     variant = find_variant(args.variant)
     image = read_image(args.image)
     corners = parse_corners(args.corners) if args.corners else None
-    # (The pieces' size as given: the start position is read with it, men of taller discs
-    # would pass for kings of the default ones.)
-    cfg = VisionConfig(pieces=PieceGeometry.from_mm(args.square_mm, args.disc_diameter_mm,
-                                                    args.disc_height_mm))
-    observer = BoardObserver(variant, cfg=cfg, corners_px=corners)
+    out = Path(args.output)
+    cal = load_calibration(out) if out.exists() else Calibration()
+    # (The lens, where already calibrated; not the old board, which this one replaces.)
+    lens = Calibration(camera=cal.camera)
+
+    def observer_for(disc_height_mm: float, at: np.ndarray | None) -> BoardObserver:
+        # (The pieces' size: the start position is read with it, men of taller discs would
+        # pass for kings of the default ones.)
+        cfg = VisionConfig(pieces=PieceGeometry.from_mm(args.square_mm, args.disc_diameter_mm,
+                                                        disc_height_mm))
+        return BoardObserver(variant, cfg=cfg, calibration=lens, corners_px=at)
+
+    observer = observer_for(args.disc_height_mm or DEFAULT_DISC_HEIGHT_MM, corners)
     # (A first observation turns a board found without help so that a1 is at White's side,
     # told by the pieces, and onto the squares they stand on; the corners saved are those.)
     observer.observe(image)
     located = observer.locate(image)
+    height_mm, how = args.disc_height_mm, ""
+    if height_mm is None:
+        # Sets differ in thickness: the start position, every piece a man, measures it.
+        try:
+            height_mm = observer.measure_disc_height(image) * args.square_mm
+            how = " measured"
+            observer = observer_for(height_mm, located.pose.corners_px)
+        except ValueError:
+            height_mm, how = DEFAULT_DISC_HEIGHT_MM, (
+                " by default (no start position to measure: give --disc-height-mm)")
     h, w = image.shape[:2]
     board = BoardCalibration(variant.width, tuple((float(x), float(y))
                                                   for x, y in located.pose.corners_px),
-                             w, h, square_mm=args.square_mm,
-                             disc_height_mm=args.disc_height_mm,
+                             w, h, square_mm=args.square_mm, disc_height_mm=round(height_mm, 1),
                              disc_diameter_mm=args.disc_diameter_mm)
-    out = Path(args.output)
-    cal = load_calibration(out) if out.exists() else Calibration()
     cal = replace_section(cal, board=board)
     note = ""
     try:
@@ -199,8 +218,8 @@ def cmd_calibrate_board(args: argparse.Namespace) -> int:
         pass
     save_calibration(cal, out)
     print(f"board saved to {out} (tilt {located.pose.tilt_deg():.0f} deg, discs "
-          f"{board.disc_diameter_mm:g} x {board.disc_height_mm:g} mm on {board.square_mm:g} mm "
-          f"squares{note})")
+          f"{board.disc_diameter_mm:g} x {board.disc_height_mm:g} mm{how} on "
+          f"{board.square_mm:g} mm squares{note})")
     return 0
 
 
