@@ -24,6 +24,7 @@ import sys
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -96,10 +97,15 @@ def conditions(scene: Scene) -> dict[str, str]:
                 "bright" if scene.light.exposure > 1.05 else "mid")}
 
 
-def build(seed: int, camouflaged: bool = False) -> tuple[Frame, Scene, object]:
+def build(seed: int, camouflaged: bool = False, disc_height_mm: float | None = None,
+          ) -> tuple[Frame, Scene, object]:
+    """Scene `seed`; `disc_height_mm` other than the table's 7 mm changes the pieces' thickness
+    alone (bench/vision_kings.py --disc-heights-mm)."""
     rng = random.Random(seed)
     variant = find_variant("international" if rng.random() < 0.1 else "brazilian")
     spec = TableSpec(grid=variant.width)
+    if disc_height_mm is not None:
+        spec = replace(spec, disc_height_mm=disc_height_mm)
     scene = sample_scene(rng, spec, camouflaged=camouflaged)
     board = sample_position(rng, variant)
     world = sample_world(rng, board, spec)

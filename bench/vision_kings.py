@@ -1,7 +1,7 @@
 """Stacked king or single man? The king stage measured on rendered scenes, broken down.
 
 Usage: python bench/vision_kings.py [--scenes 200] [--seed 7] [--workers 2] [--dump DIR]
-       [--uncalibrated]
+       [--uncalibrated] [--disc-heights-mm 5,7,10,12]
 The scenes are drawn exactly as in bench/vision_eval.py (same seeds give the same scenes); only
 squares whose piece was found with the right colour count, so this isolates the king stage.
 Prints stacked-vs-single accuracy overall, by camera tilt, by piece set, by how many pixels a
@@ -9,7 +9,8 @@ man and a king differ in the image (the lean of one disc height), by glare, by h
 squares' colour lies to a shade of the piece's (then a wall and the square under it differ in
 brightness alone, and a piece's near edge hardly shows), and how often the stage said it was
 sure (confidence >= 0.9) and how right it was then.  `--dump` writes crops of the
-misread pieces (PNG, enlarged) for looking at.
+misread pieces (PNG, enlarged) for looking at.  `--disc-heights-mm` gives the scenes' pieces
+other thicknesses in turn, as real sets have (and breaks the figures down by them).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import cv2
 import numpy as np
 from vision_eval import build
 
-from calibration.store import Calibration
+from calibration.store import BoardCalibration, Calibration
 from sim.scene import PIECE_COLOURS
 from vision.config import KingConfig
 from vision.kings import _ray_distance
@@ -49,12 +50,20 @@ def shade_gap(square_bgr: tuple[float, ...], piece_bgr: tuple[float, ...]) -> fl
                                                                                         1.0)
 
 
-def one(args: tuple[int, str | None, bool]) -> list[dict[str, object]]:
-    seed, dump, uncalibrated = args
+def one(args: tuple[int, str | None, bool, float | None]) -> list[dict[str, object]]:
+    seed, dump, uncalibrated, disc_height_mm = args
     cv2.setNumThreads(1)
-    frame, scene, variant = build(seed)  # the same scenes as bench/vision_eval.py
-    observer = BoardObserver(variant, calibration=None if uncalibrated else Calibration(
-        camera=frame.intrinsics), corners_px=frame.corners_px)
+    # (The same scenes as bench/vision_eval.py, the pieces' thickness aside.)
+    frame, scene, variant = build(seed, disc_height_mm=disc_height_mm)
+    calibration = None
+    if not uncalibrated:
+        # (The lens, and the pieces' size as `damas calibrate board` saves it.)
+        h, w = frame.image.shape[:2]
+        board = None if disc_height_mm is None else BoardCalibration(
+            variant.width, tuple((float(x), float(y)) for x, y in frame.corners_px), w, h,  # type: ignore[attr-defined]
+            disc_height_mm=disc_height_mm)
+        calibration = Calibration(camera=frame.intrinsics, board=board)
+    observer = BoardObserver(variant, calibration=calibration, corners_px=frame.corners_px)
     obs = observer.observe(frame.image)
     s = observer.locate(frame.image).samples
     pose = observer.locate(frame.image).pose
@@ -72,7 +81,7 @@ def one(args: tuple[int, str | None, bool]) -> list[dict[str, object]]:
                "tilt": scene.camera.tilt_deg, "style": _style_name(scene.pieces.white_bgr),
                "colour": truth.color.value, "step_px": float(step_px[sq]),
                "ridges": scene.pieces.ridges, "seed": seed, "square": geo.algebraic(sq),
-               "glare": scene.light.glare is not None,
+               "glare": scene.light.glare is not None, "disc_mm": disc_height_mm or 7.0,
                "shade_gap": shade_gap(scene.board.dark_bgr, scene.pieces.white_bgr
                                       if truth.color.value == "white" else scene.pieces.black_bgr)}
         rows.append(row)
@@ -111,11 +120,25 @@ def main() -> int:
     ap.add_argument("--uncalibrated", action="store_true",
                     help="read without the camera's intrinsics (as a photograph from an unknown "
                          "camera is read: the focal length estimated from the board itself)")
+    ap.add_argument("--disc-heights-mm", default=None, metavar="MM,MM,...",
+                    help="pieces of these thicknesses, scene by scene in turn (the scenes' own "
+                         "is 7 mm; real sets differ): calibrated, the calibration's board "
+                         "says it, as `damas calibrate board` saves it; uncalibrated, the "
+                         "height is measured from the pieces in view")
     a = ap.parse_args()
     if a.dump:
         Path(a.dump).mkdir(parents=True, exist_ok=True)
+    heights: list[float | None] = [None]
+    if a.disc_heights_mm:
+        try:
+            heights = [float(v) for v in a.disc_heights_mm.split(",")]
+        except ValueError:
+            ap.error(f"--disc-heights-mm {a.disc_heights_mm!r}: thicknesses in mm, e.g. 5,7,10")
+        if not all(0 < v < 30 for v in heights if v is not None):
+            ap.error(f"--disc-heights-mm {a.disc_heights_mm!r}: each above 0 and under 30")
     t0 = time.perf_counter()
-    jobs = [(a.seed * 1_000_003 + i, a.dump, a.uncalibrated) for i in range(a.scenes)]
+    jobs = [(a.seed * 1_000_003 + i, a.dump, a.uncalibrated, heights[i % len(heights)])
+            for i in range(a.scenes)]
     with ProcessPoolExecutor(a.workers) as ex:
         rows = [r for part in ex.map(one, jobs, chunksize=4) for r in part]
     print(f"scenes: {a.scenes}  pieces read in the right colour: {len(rows)}  "
@@ -131,6 +154,10 @@ def main() -> int:
     print("by piece set and colour:")
     for k in sorted({(str(r["style"]), str(r["colour"])) for r in rows}):
         print(_line(f"{k[0][:10]} {k[1]}", [r for r in rows if (r["style"], r["colour"]) == k]))
+    if len(heights) > 1:
+        print("by the discs' height:")
+        for mm in sorted({float(r["disc_mm"]) for r in rows}):  # type: ignore[arg-type]
+            print(_line(f"{mm:g} mm", [r for r in rows if r["disc_mm"] == mm]))
     print("by glare:")
     for g in (False, True):
         print(_line("glare" if g else "no glare", [r for r in rows if r["glare"] == g]))
