@@ -202,7 +202,8 @@ def cmd_calibrate_board(args: argparse.Namespace) -> int:
             observer = observer_for(height_mm, located.pose.corners_px)
         except ValueError:
             height_mm, how = DEFAULT_DISC_HEIGHT_MM, (
-                " by default (no start position to measure: give --disc-height-mm)")
+                " by default: not measured, the image not read as the start position; "
+                "give --disc-height-mm")
     h, w = image.shape[:2]
     board = BoardCalibration(variant.width, tuple((float(x), float(y))
                                                   for x, y in located.pose.corners_px),

@@ -278,3 +278,14 @@ def test_calibrate_board_refuses_sizes_no_set_has_in_one_line(tmp_path, capsys, 
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and words in err[0]
     assert not out.exists()
+
+
+def test_calibrate_board_says_when_the_discs_height_is_the_default(tmp_path, capsys):
+    """Not the start position: nothing to measure the discs from; 7 mm saved, and said."""
+    frame, path = _frame(tmp_path)
+    out = tmp_path / "cal.json"
+    assert main(["calibrate", "board", str(path), "--corners", _corners(frame.corners_px),
+                 "--output", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "discs 30 x 7 mm by default" in printed and "--disc-height-mm" in printed
+    assert json.loads(out.read_text())["board"]["disc_height_mm"] == 7.0
