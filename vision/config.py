@@ -83,6 +83,11 @@ class KingConfig:
     height_range: tuple[float, float] = (0.6, 2.0)
     heights: int = 9
     known_heights: int = 49  # tried where each piece's discs are known (vision.kings.fit_height)
+    # And there each disc's lean costs this share of it (of `height_scores`' most per disc):
+    # the least height that explains a piece wins.  Rendered start positions at 35 deg, seeds
+    # 330-339: 7 mm discs read 7.3-8.5 mm without, 6.4-7.9 with 0.2; 10 mm 9.9-11.2, with
+    # 9.1-10.4; 12 mm 11.7-13.3, with 10.9-12.7; 5 mm 5.4-6.8, with 4.8-6.4.
+    known_length_cost: float = 0.2
     min_pieces_for_height: int = 4
     king_cost: float = 0.1  # share of a piece's largest difference a king must win by there
     # Without a calibrated lens, views steeper than this say nothing about kings (see

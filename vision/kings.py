@@ -362,7 +362,8 @@ def fit_height(p: np.ndarray, ks: KingSamples, idx: np.ndarray, radius: np.ndarr
     at one height, kings at two.  Every king costs `king_cost` of its largest difference, so
     when all pieces look alike they are taken for men (the start of a game), not for kings
     of half the height.  Where each piece's number of discs is known (`discs` (P,), 1 or 2: a
-    known position, the start of a game) each is read at its own, and nothing is guessed.
+    known position, the start of a game) each is read at its own, and nothing is guessed;
+    there every disc's lean costs `KingConfig.known_length_cost` of it.
     `steps` heights are tried over `KingConfig.height_range` (by default `KingConfig.heights`).
     """
     kc = cfg.kings
@@ -375,7 +376,12 @@ def fit_height(p: np.ndarray, ks: KingSamples, idx: np.ndarray, radius: np.ndarr
                                   lam, rho, cfg.max_offset_sq, kc.shifts, kc.free_shift_sq,
                                   kc.shift_cost)
     if discs is not None:
-        explained = np.take_along_axis(best, (np.asarray(discs) - 1)[:, None, None], axis=2)[..., 0]
+        # (A silhouette whose far edge says little, against a board near its colour, is
+        # explained as well by any taller stack: each disc's length is paid for, and the
+        # least that explains it wins.)
+        k = np.asarray(discs)
+        explained = np.take_along_axis(best, (k - 1)[:, None, None], axis=2)[..., 0] \
+            - kc.known_length_cost * most * (0.5 * k)[:, None]
     else:
         explained = np.maximum(best[:, :, 0], best[:, :, 1] - kc.king_cost * most)
     return float(heights[int(np.argmax(explained.sum(axis=0)))])
