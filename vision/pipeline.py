@@ -301,9 +301,14 @@ class BoardObserver:
         With a calibrated lens the king stage takes the height as given (the calibration's
         board), and sets differ in thickness: the start of a game, where every piece is a
         man, measures it.  Refuses (a ValueError naming the squares) when the frame does not
-        show that position, so a height is never measured from a wrong reading.
+        show that position, so a height is never measured from a wrong reading; and (a
+        ValueError saying why) when the image cannot tell it: a view too steep for a lens not
+        calibrated, or a height at an end of the range tried (`KingConfig.height_range`).
         """
         located = self.locate(image)
+        if not located.samples.kings.leans_known:
+            raise ValueError("cannot measure the discs' height: the view is too steep for a "
+                             "lens not calibrated (damas calibrate camera)")
         expected = expected or BaseBoard.starting(self.variant)
         discs = np.zeros(len(located.samples.playable), np.intp)
         for sq, piece in expected.piece_map().items():
@@ -314,6 +319,11 @@ class BoardObserver:
             names = " ".join(expected.square_name(sq) for sq in diff[:8]) or "(no piece)"
             raise ValueError(f"cannot measure the discs' height: the board does not show the "
                              f"expected position (differs on {names})")
+        lo, hi = (self.cfg.pieces.height_sq * r for r in self.cfg.kings.height_range)
+        if not lo * 1.001 < v.disc_height_sq < hi * 0.999:
+            raise ValueError(f"cannot measure the discs' height: it is "
+                             f"{'at most' if v.disc_height_sq < 0.5 * (lo + hi) else 'at least'}"
+                             f" {v.disc_height_sq:.2f} of a square, the end of the range tried")
         return v.disc_height_sq
 
     def _white_side_order(self, v: SquareVerdicts) -> tuple[int, int, int, int] | None:

@@ -193,17 +193,16 @@ def cmd_calibrate_board(args: argparse.Namespace) -> int:
     # told by the pieces, and onto the squares they stand on; the corners saved are those.)
     observer.observe(image)
     located = observer.locate(image)
-    height_mm, how = args.disc_height_mm, ""
+    height_mm, how, default = args.disc_height_mm, "", ""
     if height_mm is None:
         # Sets differ in thickness: the start position, every piece a man, measures it.
         try:
             height_mm = observer.measure_disc_height(image) * args.square_mm
-            how = " measured"
+            how = ", their height measured from the start position"
             observer = observer_for(height_mm, located.pose.corners_px)
-        except ValueError:
-            height_mm, how = DEFAULT_DISC_HEIGHT_MM, (
-                " by default: not measured, the image not read as the start position; "
-                "give --disc-height-mm")
+        except ValueError as e:
+            height_mm = DEFAULT_DISC_HEIGHT_MM
+            default = f"; their height is the default, {e}: give --disc-height-mm"
     h, w = image.shape[:2]
     board = BoardCalibration(variant.width, tuple((float(x), float(y))
                                                   for x, y in located.pose.corners_px),
@@ -219,8 +218,8 @@ def cmd_calibrate_board(args: argparse.Namespace) -> int:
         pass
     save_calibration(cal, out)
     print(f"board saved to {out} (tilt {located.pose.tilt_deg():.0f} deg, discs "
-          f"{board.disc_diameter_mm:g} x {board.disc_height_mm:g} mm{how} on "
-          f"{board.square_mm:g} mm squares{note})")
+          f"{board.disc_diameter_mm:g} x {board.disc_height_mm:g} mm on "
+          f"{board.square_mm:g} mm squares{how}{note}{default})")
     return 0
 
 

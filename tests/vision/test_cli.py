@@ -253,7 +253,8 @@ def test_calibrate_board_keeps_the_pieces_size_that_detect_then_reads_kings_with
         assert "discs 30 x 10 mm on 40 mm squares" in out
     else:
         assert abs(saved.board.disc_height_mm - 10.0) <= 1.0, saved.board
-        assert f"discs 30 x {saved.board.disc_height_mm:g} mm measured on" in out
+        assert f"discs 30 x {saved.board.disc_height_mm:g} mm on 40 mm squares, their " \
+               f"height measured from the start position" in out
     assert main(["detect", str(game_png), "--calibration", str(cal), "--json"]) == 0
     squares = json.loads(capsys.readouterr().out)["squares"]
     geo = game.placement.geometry
@@ -287,5 +288,6 @@ def test_calibrate_board_says_when_the_discs_height_is_the_default(tmp_path, cap
     assert main(["calibrate", "board", str(path), "--corners", _corners(frame.corners_px),
                  "--output", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "discs 30 x 7 mm by default" in printed and "--disc-height-mm" in printed
+    assert "discs 30 x 7 mm on 40 mm squares; their height is the default, cannot " \
+           "measure" in printed and "give --disc-height-mm" in printed
     assert json.loads(out.read_text())["board"]["disc_height_mm"] == 7.0

@@ -563,6 +563,29 @@ def test_the_start_position_measures_the_discs_height(disc_height_mm):
                                                                               measured_mm)
 
 
+def test_a_height_past_the_range_tried_is_not_taken_for_its_end():
+    """Discs of 18 mm, where 7 are configured and at most twice that is tried: the fit stops at
+    the end, and that is said, not saved as the set's height."""
+    frame = _start_of(330, 18.0)
+    observer = BoardObserver(VARIANT, calibration=Calibration(camera=frame.intrinsics),
+                             corners_px=frame.corners_px)
+    with pytest.raises(ValueError, match="at least 0.35 of a square"):
+        observer.measure_disc_height(frame.image)
+
+
+def test_a_view_too_steep_for_an_uncalibrated_lens_measures_no_height():
+    spec = TableSpec(disc_height_mm=10.0)
+    rng = random.Random(333)
+    scene = sample_scene(rng, spec, tilt_max_deg=12.0, hand_probability=0.0,
+                         glare_probability=0.0, hard_shadow_probability=0.0)
+    scene = replace(scene, camera=replace(scene.camera, tilt_deg=8.0))
+    frame = render(sample_world(rng, BaseBoard.starting(VARIANT), spec), scene, VARIANT,
+                   seed=333)
+    observer = BoardObserver(VARIANT, corners_px=frame.corners_px)
+    with pytest.raises(ValueError, match="too steep"):
+        observer.measure_disc_height(frame.image)
+
+
 def test_the_discs_height_is_not_measured_from_another_position():
     position = sample_position(random.Random(5), VARIANT, king_share=0.3)
     frame = _start_of(331, 10.0, position)
