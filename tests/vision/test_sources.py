@@ -129,3 +129,36 @@ def test_real_photos_have_colour_and_their_greyscale_copies_none(path, tmp_path)
     grey = tmp_path / "grey.jpg"
     cv2.imwrite(str(grey), cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
     assert not has_colour(read_image(grey))
+
+
+def _with_exif_orientation(jpeg: bytes, orientation: int) -> bytes:
+    """The JPEG with an EXIF block (APP1) holding only the Orientation tag (0x0112), as a
+    phone writes it: the sensor's rows are stored as taken and the tag says how to turn them."""
+    import struct
+
+    tiff = (b"II*\x00" + struct.pack("<I", 8) + struct.pack("<H", 1)
+            + struct.pack("<HHIHH", 0x0112, 3, 1, orientation, 0) + struct.pack("<I", 0))
+    app1 = b"Exif\x00\x00" + tiff
+    assert jpeg[:2] == b"\xff\xd8"
+    return jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1 + jpeg[2:]
+
+
+@pytest.mark.parametrize("orientation,stored_as", [
+    (6, cv2.ROTATE_90_COUNTERCLOCKWISE),  # EXIF 6: turn 90 degrees clockwise to show
+    (3, cv2.ROTATE_180),
+    (8, cv2.ROTATE_90_CLOCKWISE),  # EXIF 8: turn 90 degrees anticlockwise to show
+])
+def test_read_image_turns_a_phone_photo_as_its_exif_orientation_says(
+        tmp_path: Path, orientation: int, stored_as: int) -> None:
+    """A phone held upright stores the sensor's landscape rows and an orientation tag; read
+    unturned, the board's corners and a1 would be where nobody clicked them."""
+    shown = np.zeros((60, 90, 3), np.uint8)
+    shown[:20, :30] = (0, 0, 220)  # red top-left corner, as the photo is shown
+    shown[40:, 60:] = (220, 0, 0)  # blue bottom-right corner
+    f = tmp_path / "phone.jpg"
+    f.write_bytes(_with_exif_orientation(_encoded(".jpg", cv2.rotate(shown, stored_as)),
+                                         orientation))
+    img = read_image(f)
+    assert img.shape == shown.shape
+    assert np.abs(img[5, 5].astype(int) - (0, 0, 220)).max() < 30
+    assert np.abs(img[55, 85].astype(int) - (220, 0, 0)).max() < 30
