@@ -18,12 +18,13 @@ import pytest
 
 from app.cli import main
 from bench.vision_photos import CHANGES
-from game.board import BaseBoard
+from calibration.store import Calibration
+from game.board import BaseBoard, Color
 from game.variants import find_variant
 from sim.render import Frame, render
 from sim.scene import sample_hand, sample_position, sample_scene, sample_world, with_camera
 from sim.world import TableSpec
-from tests.vision.scenes import evaluation_frame
+from tests.vision.scenes import evaluation_frame, occupancy_and_colour_errors
 from vision.config import VisionConfig
 from vision.errors import BoardNotFound, BoardOutOfView
 from vision.grid_fit import LatticeModel, LensCentre
@@ -35,7 +36,8 @@ PHOTOS = Path("/work/shared/photos")
 
 def _render(seed: int, *, variant: str = "brazilian", tilt: float | None = None,
             fill: float | None = None, king_share: float = 0.25, glare: bool = False,
-            hand: bool = False, board: BaseBoard | None = None, **camera: object) -> Frame:
+            hand: bool = False, board: BaseBoard | None = None, beside: int = 0,
+            **camera: object) -> Frame:
     rng = random.Random(seed)
     v = find_variant(variant)
     spec = TableSpec(grid=v.width)
@@ -53,7 +55,17 @@ def _render(seed: int, *, variant: str = "brazilian", tilt: float | None = None,
         scene = replace(scene, hand=sample_hand(rng, spec))
     if board is None:
         board = sample_position(rng, v, king_share=king_share, fill=fill)
-    return render(sample_world(rng, board, spec), scene, v, seed=seed)
+    world = sample_world(rng, board, spec)
+    # Taken pieces, `beside` of them, on the table left and right of the frame, a few stacked.
+    edge_mm = spec.border_mm + spec.disc_diameter_mm / 2 + 5.0
+    far_mm = v.width * spec.square_mm + edge_mm
+    for i in range(beside):
+        x_mm = -edge_mm - rng.uniform(0, 40) if i % 2 else far_mm + rng.uniform(0, 40)
+        d = world.add_disc(Color.WHITE if rng.random() < 0.5 else Color.BLACK, x_mm,
+                           rng.uniform(0, v.width * spec.square_mm))
+        if rng.random() < 0.25:
+            world.add_disc(d.color, d.x_mm, d.y_mm, level=1)
+    return render(world, scene, v, seed=seed)
 
 
 def _error_squares(found: np.ndarray, frame: Frame, grid: int) -> float:
@@ -90,6 +102,19 @@ def test_oblique_camera_45_degrees(seed):
 @pytest.mark.parametrize("seed", (41, pytest.param(42, marks=pytest.mark.slow)))
 def test_glare(seed):
     _assert_found(_render(seed, glare=True))
+
+
+@pytest.mark.parametrize("seed", (61, pytest.param(62, marks=pytest.mark.slow)))
+def test_captured_pieces_beside_the_board_are_no_part_of_it(seed):
+    """Taken pieces stand beside the frame in a game (the robot's tray, the person's heap):
+    discs like those on the board, some stacked.  The board is found where it is, and read
+    with the corners found, no square of it is taken for one of them."""
+    frame = _render(seed, beside=14)
+    _assert_found(frame)
+    found = find_board(frame.image, 8, VisionConfig())
+    obs = BoardObserver(find_variant("brazilian"), calibration=Calibration(
+        camera=frame.intrinsics), corners_px=found.corners_px).observe(frame.image)
+    assert occupancy_and_colour_errors(frame, obs) == []
 
 
 @pytest.mark.parametrize("seed", (51, pytest.param(52, marks=pytest.mark.slow)))
