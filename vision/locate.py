@@ -286,7 +286,8 @@ def _placement_score(vals: np.ndarray, visible: np.ndarray, grid: int, dark_at_o
         else:
             runs_past |= _strip_alternates(vals, sign, grid, side, thr)
     share = float(vis_board.sum()) / (grid * grid)
-    return s_board - ring_pen + 0.25 * share + _frame_term(vals, visible, grid), share, runs_past
+    return (s_board - ring_pen + 0.25 * share + _frame_term(vals, visible, grid, v, sign, vis_board,
+                                                            thr), share, runs_past)
 
 
 # Of the pairs of neighbouring cells along a cut side's strip, at least this share must
@@ -322,16 +323,38 @@ def _strip_alternates(vals: np.ndarray, sign: np.ndarray, grid: int, side: int, 
     return float(np.mean(_votes(d, thr) > 0)) >= _STRIP_ALTERNATES
 
 
-def _frame_term(vals: np.ndarray, visible: np.ndarray, grid: int, weight: float = 0.1,
+# Of the pairs of neighbouring cells along the board's outermost row on a side, at least this
+# share must alternate as the board does for the band outside that side to count as its frame.
+_FRAME_ROW_ALTERNATES = 0.5
+
+
+def _frame_term(vals: np.ndarray, visible: np.ndarray, grid: int, v: np.ndarray,
+                sign: np.ndarray, vis_board: np.ndarray, thr: float, weight: float = 0.3,
                 ) -> float:
-    """Reward for a band of one colour just outside the grid on several sides: a board's
-    frame.  A placement shifted off the board sees table on one side and squares on the
-    other; a hand over the true board hides at most a side or two of its frame."""
+    """Reward for a band of one colour just outside the grid on several sides, each beside a
+    row of the board showing its checker: a board's frame.  A placement shifted off the board
+    sees table on one side and squares on the other; a hand over the true board hides at most
+    a side or two of its frame.  Each matching band counts `weight`: an arm over a third of
+    the board leaves the true placement and one shifted under the arm nearly alike in the
+    checker alone (rendered evaluation scenes with a hand, seeds 1 and 7: with 0.1 and no
+    checker asked for beside a band, 43 of 613 boards were not found or put elsewhere; 26)."""
     bands = []
+    n = grid + 2
+    inner = slice(1, n - 1)
     for side in range(4):
-        v, vis = _outer_strip(vals, grid, side, True), _outer_strip(visible, grid, side)
-        if vis.sum() >= grid / 2:
-            bands.append(np.median(v[vis].reshape(-1, 3), axis=0))
+        strip, vis = _outer_strip(vals, grid, side, True), _outer_strip(visible, grid, side)
+        if vis.sum() < grid / 2:
+            continue
+        # (Only where the board's outermost row on that side shows its checker: a placement
+        # shifted over the table past the board, an arm hiding the board's far side, has the
+        # table all round it, one colour on every side like a frame.)
+        at = [(1, inner), (n - 2, inner), (inner, 1), (inner, n - 2)][side]
+        row, row_sign, seen = v[at], sign[at], vis_board[at]
+        pairs = seen[1:] & seen[:-1]
+        d = ((row[1:] - row[:-1]) * row_sign[1:])[pairs]
+        if len(d) < grid / 2 or float(np.mean(_votes(d, thr) > 0)) < _FRAME_ROW_ALTERNATES:
+            continue
+        bands.append(np.median(strip[vis].reshape(-1, 3), axis=0))
     if len(bands) < 2:
         return 0.0
     b = np.array(bands)

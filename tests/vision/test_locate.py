@@ -104,6 +104,17 @@ def test_glare(seed):
     _assert_found(_render(seed, glare=True))
 
 
+@pytest.mark.parametrize("seed", (1000064, 1000212, pytest.param(1000447, marks=pytest.mark.slow)))
+def test_an_arm_across_the_board_leaves_its_frame_to_place_it(seed):
+    """Evaluation scenes with an arm over a third of the board: the checker alone fits the
+    board where it is and shifted under the arm nearly as well (1000064, 1000212 were refused
+    as fitting two places, 1000447 put three files off).  The frame beside the rows that show
+    the checker places it."""
+    frame, variant = evaluation_frame(seed)
+    assert len(frame.occluded) >= 10, "the arm must hide many squares"
+    _assert_found(frame, variant.width)  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("seed", (61, pytest.param(62, marks=pytest.mark.slow)))
 def test_captured_pieces_beside_the_board_are_no_part_of_it(seed):
     """Taken pieces stand beside the frame in a game (the robot's tray, the person's heap):
