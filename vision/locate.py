@@ -315,12 +315,19 @@ def _strip_alternates(vals: np.ndarray, sign: np.ndarray, grid: int, side: int, 
     half a side of it in view."""
     strip, sgn = _outer_strip(vals, grid, side, True)[..., 0], _outer_strip(sign, grid, side)
     seen = np.all(np.isfinite(strip), axis=1)
-    lum = strip.mean(axis=1)
+    return _alternates(strip.mean(axis=1), sgn, seen, grid, thr, _STRIP_ALTERNATES)
+
+
+def _alternates(lum: np.ndarray, sgn: np.ndarray, seen: np.ndarray, grid: int, thr: float,
+                share: float) -> bool:
+    """Do the values `lum` (K,) of a line of cells alternate in step with the board's checker
+    (`sgn`, +1 on light-parity cells) for at least `share` of the pairs of neighbours both
+    `seen`?  Needs half a side of such pairs."""
     pairs = seen[1:] & seen[:-1]
     if pairs.sum() < grid / 2:
         return False
     d = ((lum[1:] - lum[:-1]) * sgn[1:])[pairs]
-    return float(np.mean(_votes(d, thr) > 0)) >= _STRIP_ALTERNATES
+    return float(np.mean(_votes(d, thr) > 0)) >= share
 
 
 # Of the pairs of neighbouring cells along the board's outermost row on a side, at least this
@@ -349,10 +356,7 @@ def _frame_term(vals: np.ndarray, visible: np.ndarray, grid: int, v: np.ndarray,
         # shifted over the table past the board, an arm hiding the board's far side, has the
         # table all round it, one colour on every side like a frame.)
         at = [(1, inner), (n - 2, inner), (inner, 1), (inner, n - 2)][side]
-        row, row_sign, seen = v[at], sign[at], vis_board[at]
-        pairs = seen[1:] & seen[:-1]
-        d = ((row[1:] - row[:-1]) * row_sign[1:])[pairs]
-        if len(d) < grid / 2 or float(np.mean(_votes(d, thr) > 0)) < _FRAME_ROW_ALTERNATES:
+        if not _alternates(v[at], sign[at], vis_board[at], grid, thr, _FRAME_ROW_ALTERNATES):
             continue
         bands.append(np.median(strip[vis].reshape(-1, 3), axis=0))
     if len(bands) < 2:

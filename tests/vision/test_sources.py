@@ -3,6 +3,7 @@ missing camera is a clear `CameraUnavailable`."""
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import cv2
@@ -134,8 +135,6 @@ def test_real_photos_have_colour_and_their_greyscale_copies_none(path, tmp_path)
 def _with_exif_orientation(jpeg: bytes, orientation: int) -> bytes:
     """The JPEG with an EXIF block (APP1) holding only the Orientation tag (0x0112), as a
     phone writes it: the sensor's rows are stored as taken and the tag says how to turn them."""
-    import struct
-
     tiff = (b"II*\x00" + struct.pack("<I", 8) + struct.pack("<H", 1)
             + struct.pack("<HHIHH", 0x0112, 3, 1, orientation, 0) + struct.pack("<I", 0))
     app1 = b"Exif\x00\x00" + tiff
