@@ -49,3 +49,22 @@ def test_robust_fit_ignores_a_wrongly_placed_point():
     model, keep = robust_fit(uv, px, LENS)
     assert not keep[40] and keep.sum() >= 75
     assert np.linalg.norm(model.to_image(uv[40:41])[0] - (px[40] - (25.0, -18.0))) < 1.5
+
+
+def _corner_view(k: float, seed: int):
+    # The part of the board an arm leaves: a 6x5 block of corners at one side.
+    uv, px = _points(k, noise_px=0.6, seed=seed)
+    part = (uv[:, 0] <= 5) & (uv[:, 1] <= 4)
+    return uv[part], px[part]
+
+
+def test_a_part_of_a_flat_grid_gets_no_lens_term():
+    # Noise on a sixth of the board lets a radial term shave a percent off the residual, and
+    # that term bends the far corners: without distortion in the points, none is kept.
+    ks = [robust_fit(*_corner_view(0.0, seed), LENS)[0].k for seed in range(20)]
+    assert sum(k == 0.0 for k in ks) >= 18
+
+
+def test_a_part_of_a_bent_grid_keeps_its_lens_term():
+    ks = np.array([robust_fit(*_corner_view(-0.15, seed), LENS)[0].k for seed in range(10)])
+    assert np.all(np.abs(ks + 0.15) < 0.06)

@@ -115,6 +115,14 @@ def test_an_arm_across_the_board_leaves_its_frame_to_place_it(seed):
     _assert_found(frame, variant.width)  # type: ignore[attr-defined]
 
 
+def test_a_grid_seen_beside_an_arm_is_not_bent_to_reach_its_far_corner():
+    """Evaluation scene 1001335: an arm over the a-file leaves 13 inner corners to refine on,
+    all on one side; a lens term fitted to them put the a1 corner 0.42 of a square off."""
+    frame, variant = evaluation_frame(1001335)
+    assert len(frame.occluded) >= 4, "the arm must hide squares"
+    _assert_found(frame, variant.width)  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("seed", (61, pytest.param(62, marks=pytest.mark.slow)))
 def test_captured_pieces_beside_the_board_are_no_part_of_it(seed):
     """Taken pieces stand beside the frame in a game (the robot's tray, the person's heap):
