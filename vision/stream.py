@@ -512,6 +512,8 @@ class ObservationStream:
             was = ref[sq]
             if isinstance(v, Piece) and isinstance(was, Piece) and v.color is was.color:
                 continue  # (man or king: the present reading)
+            if was is OCCLUDED:
+                continue  # (the still view did not see it: nothing to keep)
             if v is not OCCLUDED and v != was and diff[sq] < self.config.unchanged_colour:
                 views[sq] = was
                 changed = True
@@ -532,7 +534,9 @@ class ObservationStream:
         ys = np.clip(pts[..., 1], 0, h - 1)
         diff = cv2.absdiff(grey, self._ref_grey)[ys, xs] > self.config.foreign_grey
         share = diff.mean(axis=1)
-        return frozenset(int(i) for i in np.flatnonzero(share >= 0.5))
+        # (A square the still view itself read occluded, past `still_occluded_s`, had no board
+        # to compare with there: a hand held still that long, gone since.)
+        return frozenset(int(i) for i in np.flatnonzero(share >= 0.5)) - self._lasting_ref
 
     def _foreign(self, obs: Observation, time_s: float, image_bgr: np.ndarray) -> bool:
         """Is there change since the last still view, in the board area, that no change of a
