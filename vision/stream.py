@@ -369,6 +369,8 @@ class ObservationStream:
         self._board_mask: np.ndarray | None = None
         self._last_motion_s = -1e9
         self._lasting_ref: frozenset[int] = frozenset()  # lasting occlusion, last still view
+        # The board was found again elsewhere and no view since has served as the still one.
+        self._reference_due = False
 
     def _watch(self, square_points_px: np.ndarray | None,
                displacement: DisplacementMeter | None, board_polygon_px: np.ndarray | None,
@@ -394,7 +396,10 @@ class ObservationStream:
                     ring_points_px: np.ndarray | None = None) -> None:
         """The observer found the board again elsewhere in the image (the camera was
         knocked): where the squares now are, and every reference taken of the old view
-        dropped (arguments as for the constructor)."""
+        dropped (arguments as for the constructor); one is taken anew as soon as a frame
+        allows (`_take_reference`)."""
+        # (Not on the first frame, before any still view: the gate's first one will do.)
+        self._reference_due = self._ref_squares is not None
         self._watch(square_points_px, displacement, board_polygon_px, ring_points_px)
         self._displaced = frozenset()
         self._ref_grey = None
@@ -433,6 +438,9 @@ class ObservationStream:
         if reading is None or share > 0 or reading.occluded:
             reading = self._observe(image_bgr)
         self._last_reading = reading
+        if self._reference_due and not moving and not reading.occluded:
+            self._take_reference(image_bgr, observation_from_vision(reading, self.variant,
+                                                                    frame, time_s, False))
         obs = observation_from_vision(reading, self.variant, frame, time_s, hand=moving)
         if self.square_points_px is not None:
             hidden = self.motion.hidden_squares(self.square_points_px)
@@ -475,15 +483,25 @@ class ObservationStream:
                 obs = obs.replace(displaced=self._displaced)
         stable = self.gate.push(obs, moving, lasting)
         if stable and not self._was_stable:
-            self._lasting_ref = lasting
-            if meter is not None:
-                meter.set_reference(image_bgr, obs)
-            self._ref_grey = self.motion.last_grey
-            self._ref_squares = obs.squares
+            self._take_reference(image_bgr, obs, lasting)
         if not calm:
             self._displaced = frozenset()
         self._was_stable = stable
         return obs, stable
+
+    def _take_reference(self, image_bgr: np.ndarray, obs: Observation,
+                        lasting: frozenset[int] = frozenset()) -> None:
+        """The view later frames are compared with: a still one, or after the board was found
+        again elsewhere, the first frame where nothing moved and the pipeline saw no hand.
+        (A knocked camera is often followed at once by the next move's hand: with nothing to
+        compare with, pieces the classifier misreads under a hand's shadow looked lifted, and
+        a piece nudged in that move went unseen.)"""
+        self._reference_due = False
+        self._lasting_ref = lasting
+        if self.displacement is not None:
+            self.displacement.set_reference(image_bgr, obs)
+        self._ref_grey = self.motion.last_grey
+        self._ref_squares = obs.squares
 
     def _unchanged(self, squares: frozenset[int], image_bgr: np.ndarray) -> frozenset[int]:
         """Those of `squares` whose picture has not changed since the last still view."""
