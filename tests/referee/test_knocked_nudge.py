@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from bench.replay_eval import ANNOUNCE_PROBABILITY, _bump
 from game.referee import EventType
-from sim.scripted_game import ScriptConfig, game_scene, render_script, script_game
-from tests.referee.test_rendered import WIDTH_PX, replay
+from sim.scripted_game import ScriptConfig, game_scene, script_game
+from tests.referee.test_rendered import WIDTH_PX, rendered_frames, replay
 
 SEED = 17
 
@@ -29,14 +29,7 @@ def test_a_nudge_right_after_a_knock_is_seen() -> None:
     # Up to the frame the hand comes back for the move after it.
     back = next(st.frame for st in script.frames
                 if st.frame > script.moves[index].hand_gone_frame and st.hand is not None)
-    images, corners = [], None
-    for i, frame in render_script(script, scene, SEED, knock):
-        if i >= back:
-            break
-        images.append(frame.image)
-        corners = frame.corners_px if corners is None else corners
-    assert corners is not None
-    ref = replay(script, images, corners)
+    ref = replay(script, *rendered_frames(SEED, script, until=back, knock=knock))
     assert [e.move for e in ref.events if e.type is EventType.MOVE] == \
         [m.text for m in script.moves[:index + 1]]
     touches = [e for e in ref.events if e.type is EventType.TOUCH_MOVE]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -32,10 +33,15 @@ def planted_script(kind: str, first_seed: int = 0) -> tuple[int, GameScript]:
     raise AssertionError(f"no seed plants {kind}")
 
 
-def rendered_frames(seed: int, script: GameScript) -> tuple[list[np.ndarray], np.ndarray]:
+def rendered_frames(seed: int, script: GameScript, until: int | None = None,
+                    knock: tuple[int, Any] | None = None) -> tuple[list[np.ndarray], np.ndarray]:
+    """The script's frames (those before frame `until`), the camera knocked as `knock` says
+    (`sim.scripted_game.render_script`), and the board's corners in the first."""
     scene = game_scene(seed, script, width_px=WIDTH_PX)
     images, corners = [], None
-    for _, frame in render_script(script, scene, seed):
+    for index, frame in render_script(script, scene, seed, knock):
+        if until is not None and index >= until:
+            break
         images.append(frame.image)
         if corners is None:
             corners = frame.corners_px

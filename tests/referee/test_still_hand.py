@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from bench.replay_eval import ANNOUNCE_PROBABILITY
 from game.referee import EventType
-from sim.scripted_game import ScriptConfig, game_scene, render_script, script_game
-from tests.referee.test_rendered import WIDTH_PX, replay
+from sim.scripted_game import ScriptConfig, script_game
+from tests.referee.test_rendered import rendered_frames, replay
 
 SEED = 19
 
@@ -24,14 +24,6 @@ def test_squares_a_still_hand_hid_are_read_again_once_it_has_gone() -> None:
     # Up to the frame the hand comes back for the fourth move.
     back = next(st.frame for st in script.frames
                 if st.frame > third.hand_gone_frame and st.hand is not None)
-    scene = game_scene(SEED, script, width_px=WIDTH_PX)
-    images, corners = [], None
-    for index, frame in render_script(script, scene, SEED):
-        if index >= back:
-            break
-        images.append(frame.image)
-        corners = frame.corners_px if corners is None else corners
-    assert corners is not None
-    ref = replay(script, images, corners)
+    ref = replay(script, *rendered_frames(SEED, script, until=back))
     moves = [e.move for e in ref.events if e.type is EventType.MOVE]
     assert moves == [m.text for m in script.moves[:3]]
