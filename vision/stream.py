@@ -259,10 +259,21 @@ class DisplacementMeter:
         out: np.ndarray = img[ys, xs].astype(np.float32)
         return out
 
-    def set_reference(self, image_bgr: np.ndarray, obs: Observation) -> None:
+    def set_reference(self, image_bgr: np.ndarray, obs: Observation,
+                      keep: frozenset[int] = frozenset()) -> None:
+        """`keep`: squares whose picture and reading stay those of the reference before (the
+        still view saw no board there: a hand held still over it)."""
         man, king = self._sample(self.grey(image_bgr))
-        self._ref = (man, king, obs.squares)
-        self._ref_colour = self._colour_sample(image_bgr)
+        colour = self._colour_sample(image_bgr)
+        squares = obs.squares
+        if keep and self._ref is not None and self._ref_colour is not None:
+            idx = sorted(keep)
+            man[idx], king[idx], colour[idx] = (self._ref[0][idx], self._ref[1][idx],
+                                                self._ref_colour[idx])
+            squares = tuple(self._ref[2][sq] if sq in keep else v
+                            for sq, v in enumerate(squares))
+        self._ref = (man, king, squares)
+        self._ref_colour = colour
 
     def top_changes(self, image_bgr: np.ndarray) -> np.ndarray | None:
         """Per square, how much the top face of a man standing there changed since the reference
@@ -499,7 +510,9 @@ class ObservationStream:
         self._reference_due = False
         self._lasting_ref = lasting
         if self.displacement is not None:
-            self.displacement.set_reference(image_bgr, obs)
+            # (A square read occluded there is compared with the view before: a piece a
+            # still hand held and put back askew shows as moved.)
+            self.displacement.set_reference(image_bgr, obs, keep=lasting)
         self._ref_grey = self.motion.last_grey
         self._ref_squares = obs.squares
 
