@@ -3,8 +3,8 @@
 Corners come from the hand labels (--corners) or are found automatically; prints per-photo
 square accuracy and the errors.  With --perturbed, each photo is also read as other cameras
 and rooms would take it (smaller and larger, turned, darker, warmer, blurred, noisier, more
-compressed, unevenly lit, the corners clicked a little off): a photo already read right says
-little about the next board unless it stays right under such changes.
+compressed, unevenly lit, through a wide lens, the corners clicked a little off): a photo
+already read right says little about the next board unless it stays right under such changes.
 
 Usage: python bench/vision_photos.py [PHOTO_DIR] [--perturbed]
 """
@@ -44,6 +44,30 @@ def _farther(f: float) -> Change:
         y0, x0 = (h - small.shape[0]) // 2, (w - small.shape[1]) // 2
         out[y0:y0 + small.shape[0], x0:x0 + small.shape[1]] = small
         return out, corners * f + np.array([x0, y0])
+    return change
+
+
+def _barrel(share: float) -> Change:
+    """As a wide lens not corrected takes it (a webcam's, a Pi camera's): barrel distortion
+    about the image's centre pulling each point in by `share` of its distance times its
+    squared distance in half the image's longer side (the image's corners by up to about a
+    tenth of that distance at 0.08), its edges repeated."""
+    def change(img: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        h, w = img.shape[:2]
+        c, unit = np.array([w / 2, h / 2]), max(w, h) / 2
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
+        q = (np.stack([xx, yy], axis=-1) - c) / unit
+        # (Each pixel out takes the photo's at the radius the lens bent in to it.)
+        src = c + q * (1 + share * np.sum(q * q, axis=-1, keepdims=True)) * unit
+        out = cv2.remap(img, src[..., 0].astype(np.float32), src[..., 1].astype(np.float32),
+                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        moved = []
+        for p in (np.asarray(corners, np.float64) - c) / unit:
+            r_src, r = float(np.linalg.norm(p)), float(np.linalg.norm(p))
+            for _ in range(50):  # r (1 + share r^2) = r_src
+                r = r_src / (1 + share * r * r)
+            moved.append(c + p * (r / max(r_src, 1e-12)) * unit)
+        return out, np.array(moved)
     return change
 
 
@@ -163,6 +187,7 @@ CHANGES: dict[str, Change] = {
     "lighter midtones (gamma 0.55)": _gain(lambda x: 255 * (x / 255) ** 0.55),
     "twice as far": _farther(0.5),
     "dim and noisy": _gain(lambda x: 0.4 * x + np.random.default_rng(1).normal(0, 6, x.shape)),
+    "wide lens (barrel 0.08)": _barrel(0.08),
 }
 
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from calibration.camera import CameraIntrinsics, estimate_focal_px, same_shape
 from vision.errors import CalibrationMismatch
+from vision.grid_fit import LensCentre, distort, undistort
 
 # Focal lengths outside this range (in image widths) are not believed when estimated.
 _FOCAL_RANGE_WIDTHS = (0.45, 4.0)
@@ -41,6 +42,11 @@ class BoardPose:
     tvec: np.ndarray
     up: float  # +1 or -1: the sign of the board-frame height axis that points at the camera
     focal_estimated: bool
+    # The intrinsics came from a camera calibration (not estimated or guessed from the board).
+    lens_calibrated: bool = False
+    # Without one, the radial lens term the board's own lattice showed (vision.grid_fit: about
+    # the image's centre, in units of half its longer side), applied after the pinhole.
+    lens_k: float = 0.0
 
     def project(self, points_uvw: np.ndarray) -> np.ndarray:
         """Board points (N x 3: u, v in squares, w = height in squares) -> image pixels (N x 2)."""
@@ -48,7 +54,11 @@ class BoardPose:
         pts[:, 2] *= self.up
         px, _ = cv2.projectPoints(pts, self.rvec, self.tvec, self.intrinsics.matrix,
                                   self.intrinsics.dist_array)
-        return px.reshape(-1, 2)
+        px = px.reshape(-1, 2)
+        if self.lens_k == 0.0:
+            return px
+        return distort(px, self.lens_k, LensCentre.of_image(self.intrinsics.width_px,
+                                                            self.intrinsics.height_px))
 
     def camera_centre(self) -> np.ndarray:
         """Camera centre in the board frame (u, v, w) with w > 0."""
@@ -71,18 +81,29 @@ def grid_object_points(grid: int) -> np.ndarray:
 
 
 def pose_from_corners(corners_px: np.ndarray, grid: int, image_size: tuple[int, int],
-                      intrinsics: CameraIntrinsics | None = None) -> BoardPose:
+                      intrinsics: CameraIntrinsics | None = None, lens_k: float = 0.0,
+                      ) -> BoardPose:
     """Pose of the board from its four outer grid corners (a1, h1, h8, a8 order).
 
     Without intrinsics, the focal length is estimated from the board's homography (principal
     point at the image centre, no distortion); nearly frontal views fall back to a typical lens.
     Where no such camera puts the grid's corners where they are (a photo cropped off its
     centre, or one taken with a shifted lens), the principal point is moved as little as
-    makes one do (`_off_centre_camera`).
+    makes one do (`_off_centre_camera`).  Such a camera sees the grid through `lens_k`, the
+    radial lens term the board's own lattice showed (vision.grid_fit), undone before and
+    redone after the pinhole: through a wide lens not calibrated, the squares near the image's
+    edges lie a good part of a square from where a pinhole would put them, and the men there
+    read as empty.  With intrinsics `lens_k` is not used (their own lens model is).
     """
     w, h = image_size
-    corners = np.asarray(corners_px, np.float64).reshape(4, 2)
+    given = np.asarray(corners_px, np.float64).reshape(4, 2)
+    corners = given
     estimated = False
+    calibrated = intrinsics is not None
+    if calibrated:
+        lens_k = 0.0
+    elif lens_k != 0.0:
+        corners = undistort(given, lens_k, LensCentre.of_image(w, h))
     if intrinsics is None:
         plane = np.array([[0, 0], [grid, 0], [grid, grid], [0, grid]], np.float64)
         hom, _ = cv2.findHomography(plane, corners)
@@ -114,7 +135,8 @@ def pose_from_corners(corners_px: np.ndarray, grid: int, image_size: tuple[int, 
     r, _ = cv2.Rodrigues(rvec)
     centre = -r.T @ tvec.reshape(3)
     up = 1.0 if centre[2] > 0 else -1.0
-    return BoardPose(grid, corners, intrinsics, rvec.reshape(3), tvec.reshape(3), up, estimated)
+    return BoardPose(grid, given, intrinsics, rvec.reshape(3), tvec.reshape(3), up, estimated,
+                     calibrated, lens_k)
 
 
 def _side_px(corners: np.ndarray) -> float:

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from calibration.camera import CameraIntrinsics
 from vision.config import VisionConfig
 from vision.geometry import BoardPose, segment_dist2
 
@@ -73,8 +72,7 @@ def build_king_samples(pose: BoardPose, square_px: float, cfg: VisionConfig) -> 
     rad = cfg.pieces.radius_sq * k.radius_range[1]
     hgt = cfg.pieces.height_sq
     cam = pose.camera_centre()
-    guessed = CameraIntrinsics.guess(pose.intrinsics.width_px, pose.intrinsics.height_px)
-    calibrated = not pose.focal_estimated and pose.intrinsics != guessed
+    calibrated = pose.lens_calibrated
     # Only with a lens not calibrated is the disc height measured (vision.kings.fit_height).
     tallest = 1.0 if calibrated or not k.measure_height else k.height_range[1]
     zc = max(float(cam[2]), 4 * hgt * tallest)

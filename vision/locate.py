@@ -39,6 +39,9 @@ from vision.grid_fit import LatticeModel, LensCentre, fit_lattice, robust_fit
 class FoundBoard:
     corners_px: np.ndarray  # 4x2 a1, h1, h8, a8
     confidence: float
+    # The lattice's radial lens term (vision.grid_fit: about the image's centre, in units of
+    # half its longer side), 0 where none paid for itself or the camera's own lens was used.
+    lens_k: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -521,12 +524,14 @@ def _find_at(image_bgr: np.ndarray, grid: int, max_side_px: int) -> FoundBoard:
     model = lat.model.scaled(1.0 / scale)
     grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
     ij, xc = _refine_corners(grey, model, pl.origin, grid)
+    lens_k = 0.0
     if len(ij) >= 12:
         centres = quads.centres[lat.quad_index] / scale
         fitted = robust_fit(np.vstack([lat.cells + 0.5, ij]), np.vstack([centres, xc]),
                             model.lens)
         if fitted is not None:
             model = fitted[0]
+            lens_k = model.k
     corners = _orient(_outer_corners(_Lattice(model, lat.cells, lat.quad_index), pl, grid))
     check_share = len(ij) / float((grid - 1) ** 2)
     # Checker contrast (1.25 is perfect), how far ahead of any other placement, and the share
@@ -537,7 +542,7 @@ def _find_at(image_bgr: np.ndarray, grid: int, max_side_px: int) -> FoundBoard:
             or np.any(corners[:, 1] > h - 1):
         raise BoardOutOfView("board partly out of view: its outer corners fall outside the "
                              "image")
-    return FoundBoard(corners, confidence)
+    return FoundBoard(corners, confidence, lens_k)
 
 
 def refine_corners(image_bgr: np.ndarray, corners_px: np.ndarray, grid: int,
@@ -576,6 +581,7 @@ def refine_corners(image_bgr: np.ndarray, corners_px: np.ndarray, grid: int,
             for u, v in outer]
     if len(ij) < max(12, min_share * (grid - 1) ** 2) or min(near) < min_share * quadrant:
         return FoundBoard(c, share)
+    lens_k = 0.0
     if camera is not None:
         cam = camera.scaled_to(w, h)
         k, dist = cam.matrix, cam.dist_array
@@ -591,10 +597,11 @@ def refine_corners(image_bgr: np.ndarray, corners_px: np.ndarray, grid: int,
         if fitted is None:
             return FoundBoard(c, share)
         refined = fitted[0].to_image(outer)
+        lens_k = fitted[0].k
     side_px = float(np.median(model.cell_px(outer)))
     inside = np.all((refined >= 0) & (refined <= [w - 1, h - 1]))
     move_px = float(np.linalg.norm(refined - c, axis=1).max())
-    if not np.all(np.isfinite(refined)) or not inside or \
-            not keep_within_sq * side_px < move_px <= max_move_sq * side_px:
+    if not np.all(np.isfinite(refined)) or not inside or move_px > max_move_sq * side_px:
         return FoundBoard(c, share)
-    return FoundBoard(refined, share)
+    # (Clicks the refit agrees with stand, and so does the lens it saw.)
+    return FoundBoard(c if move_px <= keep_within_sq * side_px else refined, share, lens_k)

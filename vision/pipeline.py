@@ -56,6 +56,7 @@ class Located:
     pose: BoardPose
     samples: SquareSamples
     confidence: float
+    lens_k: float = 0.0  # the board's own lens term the pose was made with (vision.geometry)
 
 
 def check_in_view(corners_px: np.ndarray, image_size: tuple[int, int], margin_px: float = 0.0,
@@ -118,7 +119,8 @@ class BoardObserver:
     def _colours(self) -> ColourModel | None:
         return self.calibration.colours if self.calibration is not None else None
 
-    def _corners_for(self, image: np.ndarray) -> tuple[np.ndarray, float]:
+    def _corners_for(self, image: np.ndarray) -> tuple[np.ndarray, float, float]:
+        """(corners, confidence, the lattice's lens term) of the board in `image`."""
         h, w = image.shape[:2]
         if self.fixed_corners is not None:
             # (Clicked corners are a few pixels off: refined on the grid where it shows.)
@@ -126,8 +128,8 @@ class BoardObserver:
 
             check_in_view(self.fixed_corners, (w, h))
             check_corner_shape(self.fixed_corners)
-            return refine_corners(image, self.fixed_corners, self.grid,
-                                  self._intrinsics()).corners_px, 1.0
+            refined = refine_corners(image, self.fixed_corners, self.grid, self._intrinsics())
+            return refined.corners_px, 1.0, refined.lens_k
         cal = self.calibration
         if cal is not None and cal.board is not None:
             b = cal.board
@@ -137,11 +139,11 @@ class BoardObserver:
                     f"the calibration's board was located in a {b.image_width_px}x"
                     f"{b.image_height_px} image and this one is {w}x{h}, another shape: "
                     f"locate the board again at this resolution (damas calibrate board)")
-            return np.array(b.corners_px, np.float64) * (sx, sy), 1.0
+            return np.array(b.corners_px, np.float64) * (sx, sy), 1.0, 0.0
         from vision.locate import find_board
 
         found = find_board(image, self.grid, self.cfg)
-        return found.corners_px, found.confidence
+        return found.corners_px, found.confidence, found.lens_k
 
     def locate(self, image: np.ndarray) -> Located:
         h, w = image.shape[:2]
@@ -150,8 +152,8 @@ class BoardObserver:
         # starts over when the camera or the board was moved.
         if self._located is not None and self._located_key == key:
             return self._located
-        corners, conf = self._corners_for(image)
-        located = self._plan(corners, conf, (w, h))
+        corners, conf, lens_k = self._corners_for(image)
+        located = self._plan(corners, conf, (w, h), lens_k)
         self._located, self._located_key = located, key
         self._grid = None
         self._from_file = self.fixed_corners is None and self.calibration is not None \
@@ -160,11 +162,12 @@ class BoardObserver:
                                                      or self.calibration.board is None)
         return located
 
-    def _plan(self, corners: np.ndarray, conf: float, size: tuple[int, int]) -> Located:
+    def _plan(self, corners: np.ndarray, conf: float, size: tuple[int, int],
+              lens_k: float = 0.0) -> Located:
         check_in_view(corners, size)
         check_corner_shape(corners)
-        pose = pose_from_corners(corners, self.grid, size, self._intrinsics())
-        return Located(pose, build_samples(pose, size, self.cfg), conf)
+        pose = pose_from_corners(corners, self.grid, size, self._intrinsics(), lens_k)
+        return Located(pose, build_samples(pose, size, self.cfg), conf, lens_k)
 
     def forget_board(self) -> None:
         self._located = None
@@ -233,7 +236,7 @@ class BoardObserver:
             orders += [o[::-1] for o in orders]
             best = min(orders, key=lambda o: float(np.linalg.norm(o - old.pose.corners_px,
                                                                    axis=1).sum()))
-            return self._plan(best, found.confidence, image.shape[1::-1])
+            return self._plan(best, found.confidence, image.shape[1::-1], found.lens_k)
         except VisionError:
             return None
 
@@ -263,13 +266,14 @@ class BoardObserver:
             # turn of the corners makes the other colour's squares the playable ones.
             if played_on_the_other_colour(image, located.pose.corners_px, self.grid):
                 located = self._plan(located.pose.corners_px[[1, 2, 3, 0]],
-                                     located.confidence, image.shape[1::-1])
+                                     located.confidence, image.shape[1::-1], located.lens_k)
                 self._located, self._grid = located, None
                 verdicts = classify(image, located.samples, self.cfg, self._colours())
             order = self._white_side_order(verdicts)
             if order is not None:
                 corners = located.pose.corners_px[list(order)]
-                located = self._plan(corners, located.confidence, image.shape[1::-1])
+                located = self._plan(corners, located.confidence, image.shape[1::-1],
+                                     located.lens_k)
                 self._located, self._grid = located, None
                 verdicts = classify(image, located.samples, self.cfg, self._colours())
         return self._to_observation(verdicts, located)

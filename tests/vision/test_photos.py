@@ -138,3 +138,20 @@ def test_a_shadow_band_over_a_photo_does_not_turn_the_board_found():
     image, _ = CHANGES["hard shadow band"](cv2.imread(str(PHOTOS / item["file"])), c)
     obs = BoardObserver("brazilian").observe(image)
     assert np.abs(np.array(obs.corners_px) - c).max() < 5.0
+
+
+@pytest.mark.skipif(not _items(), reason="the shared photographs are not available")
+@pytest.mark.parametrize("given", [True, False], ids=["given corners", "found"])
+@pytest.mark.parametrize("item", _items(), ids=lambda it: it["file"])
+def test_a_photo_through_a_wide_lens_is_read_to_its_edges(item, given):
+    """A wide lens not calibrated bends the grid (barrel distortion); the lattice fitted to the
+    grid measures the bend, and the pose now bends every square's samples with it.  Before,
+    a pinhole put the squares near the image's edges off their places: si3p-mat.jpg read its
+    near row's men as empty (8/32 right), ensiss-33.jpg six or seven near squares as occluded."""
+    image, corners = CHANGES["wide lens (barrel 0.08)"](cv2.imread(str(PHOTOS / item["file"])),
+                                                        np.array(item["corners"], np.float64))
+    variant = "international" if item["grid"] == 10 else "brazilian"
+    obs = BoardObserver(variant, corners_px=corners if given else None).observe(image)
+    wrong = [name for name, got in obs.labels().items()
+             if got != NAMES.get(item["squares"].get(name, ""), "empty")]
+    assert wrong == []
