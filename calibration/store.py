@@ -34,6 +34,9 @@ class BoardCalibration:
 
     `corners_px` are the outer corners of the playing grid in the order a1, h1, h8, a8 (a1, j1,
     j10, a10 on 10x10), in pixels of an image of `image_width_px` x `image_height_px`.
+    `lens_k` is the radial lens term the grid showed when it was located (vision.grid_fit: about
+    the image's centre, in units of half its longer side; 0 when none paid for itself): a
+    camera not calibrated reads every square through it.
     """
 
     grid: int
@@ -43,6 +46,7 @@ class BoardCalibration:
     square_mm: float = 40.0
     disc_height_mm: float = 7.0
     disc_diameter_mm: float = 30.0
+    lens_k: float = 0.0
 
     def __post_init__(self) -> None:
         if len(self.corners_px) != 4:
@@ -54,6 +58,8 @@ class BoardCalibration:
             raise CalibrationError(
                 f"disc_diameter_mm ({self.disc_diameter_mm}) must be less than "
                 f"square_mm ({self.square_mm}): a disc stands inside its square")
+        if not abs(self.lens_k) < 1.0:
+            raise CalibrationError(f"lens_k must lie between -1 and 1, got {self.lens_k}")
 
 
 @dataclass(frozen=True)

@@ -139,7 +139,7 @@ class BoardObserver:
                     f"the calibration's board was located in a {b.image_width_px}x"
                     f"{b.image_height_px} image and this one is {w}x{h}, another shape: "
                     f"locate the board again at this resolution (damas calibrate board)")
-            return np.array(b.corners_px, np.float64) * (sx, sy), 1.0, 0.0
+            return np.array(b.corners_px, np.float64) * (sx, sy), 1.0, b.lens_k
         from vision.locate import find_board
 
         found = find_board(image, self.grid, self.cfg)

@@ -207,7 +207,8 @@ def cmd_calibrate_board(args: argparse.Namespace) -> int:
     board = BoardCalibration(variant.width, tuple((float(x), float(y))
                                                   for x, y in located.pose.corners_px),
                              w, h, square_mm=args.square_mm, disc_height_mm=round(height_mm, 1),
-                             disc_diameter_mm=args.disc_diameter_mm)
+                             disc_diameter_mm=args.disc_diameter_mm,
+                             lens_k=round(located.pose.lens_k, 5))
     cal = replace_section(cal, board=board)
     note = ""
     try:

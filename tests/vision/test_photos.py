@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from bench.vision_photos import CHANGES  # (the photos as other cameras and rooms take them)
+from calibration.store import BoardCalibration, Calibration
 from vision.pipeline import BoardObserver
 
 PHOTOS = Path("/work/shared/photos")
@@ -155,3 +156,32 @@ def test_a_photo_through_a_wide_lens_is_read_to_its_edges(item, given):
     wrong = [name for name, got in obs.labels().items()
              if got != NAMES.get(item["squares"].get(name, ""), "empty")]
     assert wrong == []
+
+
+@pytest.mark.skipif(_si3p() is None, reason="the shared photographs are not available")
+def test_a_board_saved_through_a_wide_lens_keeps_its_lens():
+    """The board's calibration (as `damas calibrate board` saves it) keeps the lens term its
+    grid showed: a camera not calibrated reads every square through it, where it was saved.
+    Without it (before) the saved grid missed the squares near the image's edges, the grid
+    check took the board for moved, and it had to be found again in every session (where a
+    hand or pieces hide its pattern, it is not)."""
+    item = _si3p()
+    image, _ = CHANGES["wide lens (barrel 0.08)"](cv2.imread(str(PHOTOS / item["file"])),
+                                                  np.array(item["corners"], np.float64))
+    finder = BoardObserver("brazilian")
+    finder.observe(image)  # (which corner is a1: the pieces say)
+    located = finder.locate(image)
+    assert located.pose.lens_k < -0.03
+    h, w = image.shape[:2]
+    corners = tuple((float(x), float(y)) for x, y in located.pose.corners_px)
+
+    def read(lens_k):
+        board = BoardCalibration(8, corners, w, h, lens_k=lens_k)
+        observer = BoardObserver("brazilian", calibration=Calibration(board=board))
+        obs = observer.observe(image)
+        return observer.relocations, [name for name, got in obs.labels().items()
+                                      if got != NAMES.get(item["squares"].get(name, ""),
+                                                          "empty")]
+
+    assert read(located.pose.lens_k) == (0, [])
+    assert read(0.0)[0] == 1

@@ -23,6 +23,19 @@ def test_round_trip(tmp_path):
     assert load_calibration(path) == cal
 
 
+def test_a_board_saved_before_the_lens_term_reads_with_none(tmp_path):
+    """Files written before boards kept the lens term their grid showed still load."""
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps({"version": 1, "board": {
+        "grid": 8, "corners_px": [[1, 2], [3, 4], [5, 6], [7, 8]], "image_width_px": 1280,
+        "image_height_px": 720}}))
+    assert load_calibration(path).board.lens_k == 0.0
+    board = BoardCalibration(8, ((1, 2), (3, 4), (5, 6), (7, 8)), 1280, 720, lens_k=-0.07)
+    save_calibration(Calibration(board=board), path)
+    assert json.loads(path.read_text())["board"]["lens_k"] == -0.07
+    assert load_calibration(path).board == board
+
+
 def test_unknown_key_names_file_and_field(tmp_path):
     path = tmp_path / "cal.json"
     path.write_text(json.dumps({"version": 1, "camera": {
@@ -54,6 +67,7 @@ def test_saving_into_a_missing_folder_names_it(tmp_path):
     ("square_mm", 0, "square_mm must be above 0"),
     ("disc_height_mm", -7, "disc_height_mm must be above 0"),
     ("disc_diameter_mm", 45.0, "less than square_mm"),
+    ("lens_k", 1.5, "lens_k must lie between -1 and 1"),
 ])
 def test_a_board_of_impossible_sizes_is_refused_naming_the_field(tmp_path, field, value, words):
     """The discs' size sets how the king stage reads the pieces (vision.pipeline): a size
