@@ -187,7 +187,7 @@ CHANGES: dict[str, Change] = {
     "lighter midtones (gamma 0.55)": _gain(lambda x: 255 * (x / 255) ** 0.55),
     "twice as far": _farther(0.5),
     "dim and noisy": _gain(lambda x: 0.4 * x + np.random.default_rng(1).normal(0, 6, x.shape)),
-    "wide lens (barrel 0.08)": _barrel(0.08),
+    "wide lens (barrel 0.08)": _barrel(0.08), "wider lens (barrel 0.12)": _barrel(0.12),
 }
 
 

@@ -32,7 +32,7 @@ from calibration.camera import CameraIntrinsics
 from vision.cell_quads import Quads, find_quads
 from vision.config import VisionConfig
 from vision.errors import BoardNotFound, BoardOutOfView
-from vision.grid_fit import LatticeModel, LensCentre, fit_lattice, robust_fit
+from vision.grid_fit import LatticeModel, LensCentre, fit_lattice, robust_fit, undistort
 
 
 @dataclass(frozen=True)
@@ -545,6 +545,13 @@ def _find_at(image_bgr: np.ndarray, grid: int, max_side_px: int) -> FoundBoard:
     return FoundBoard(corners, confidence, lens_k)
 
 
+# Lens terms (vision.grid_fit) the clicked corners are also looked through, and how many
+# more inner corners one lattice must explain to be taken over the plain homography's.
+_CLICKED_LENS_KS = (-0.22, -0.16, -0.11, -0.07, -0.04, 0.04)
+_CLICKED_LENS_GAIN = 1.1
+_CLICKED_LENS_TOL_SQ = 0.03  # a corner within this of its lattice's place is explained
+
+
 def refine_corners(image_bgr: np.ndarray, corners_px: np.ndarray, grid: int,
                    camera: CameraIntrinsics | None = None, keep_within_sq: float = 0.04,
                    max_move_sq: float = 0.2, min_share: float = 0.25) -> FoundBoard:
@@ -572,6 +579,28 @@ def refine_corners(image_bgr: np.ndarray, corners_px: np.ndarray, grid: int,
     model = LatticeModel(hom.astype(np.float64), 0.0, lens)
     grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY) if image_bgr.ndim == 3 else image_bgr
     ij, xc = _refine_corners(grey, model, (0, 0), grid)
+    if camera is None:
+        # (Through a wide lens the clicks' plain homography puts the inner corners near the
+        # image's edges too far off for the checker test, and those left, near the middle,
+        # hardly show the bend, or corners found beside their places crowd them out: the
+        # clicks are also bent by a few lenses from barrel to pincushion, and the one whose
+        # corners one lattice explains the most of is looked through.)
+        def explained(ij_: np.ndarray, xc_: np.ndarray, k_: float) -> int:
+            fit = fit_lattice(ij_, xc_, lens, k_fixed=k_) if len(ij_) >= 12 else None
+            if fit is None:
+                return 0
+            tol_px = max(1.0, _CLICKED_LENS_TOL_SQ * float(np.median(fit[0].cell_px(ij_))))
+            return int(np.sum(fit[1] <= tol_px))
+
+        most = explained(ij, xc, 0.0)
+        for k in _CLICKED_LENS_KS:
+            bent = cv2.getPerspectiveTransform(
+                outer.astype(np.float32), undistort(c, k, lens).astype(np.float32))
+            ij2, xc2 = _refine_corners(grey, LatticeModel(bent.astype(np.float64), k, lens),
+                                       (0, 0), grid)
+            n = explained(ij2, xc2, k)
+            if n > _CLICKED_LENS_GAIN * most:
+                ij, xc, most = ij2, xc2, n
     share = len(ij) / float((grid - 1) ** 2)
     # (Each outer corner is extrapolated from the inner corners near it: a quarter of the
     # board's inner corners around each must confirm, not just somewhere.)
