@@ -67,29 +67,37 @@ class CornerPixels:
         return cls(np.round(pose.project(pts)).astype(np.intp), expected)
 
 
-def grid_fit(image_bgr: np.ndarray, where: BoardPose | CornerPixels, sign: float = 0.0,
-             min_contrast: float = 15.0) -> tuple[GridFit, float]:
-    """(fit, sign) of the image to the square pattern a pose places (`where`: the pose, or
+def grid_fit(image_bgr: np.ndarray, where: BoardPose | CornerPixels,
+             axis: np.ndarray | None = None, min_contrast: float = 15.0,
+             ) -> tuple[GridFit, np.ndarray]:
+    """(fit, axis) of the image to the square pattern a pose places (`where`: the pose, or
     its `CornerPixels`).
 
-    A corner counts when its two diagonals differ by at least `min_contrast` grey levels and
-    each diagonal's two squares differ by less than half that difference.  `sign` (+1 or -1)
-    is which way round a1's colour is (darker or lighter than the other); 0 takes it from this
-    image (when the board is located) and returns it."""
+    Each corner's two diagonals are compared along `axis`, the board's own colour axis from
+    the other squares' colour to a1's (BGR, unit length): None takes it from this image (when
+    the board is located) and returns it.  Along it a corner counts when its diagonals differ
+    by at least `min_contrast` (grey levels, as the mean of the three channels would measure
+    a black and white board) and each diagonal's two squares by less than half that.  (In grey
+    alone a board of two colours about as light, red and green, showed the pattern at a few
+    corners only, and whether a knocked camera was noticed hung on a pixel's rounding.)"""
     at = where if isinstance(where, CornerPixels) else CornerPixels.of(where)
     px, expected = at.px.copy(), at.expected
     h, w = image_bgr.shape[:2]
     inside = ((px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)).reshape(-1, 4)
     px[:, 0] = np.clip(px[:, 0], 0, w - 1)
     px[:, 1] = np.clip(px[:, 1], 0, h - 1)
-    grey = image_bgr[px[:, 1], px[:, 0]].astype(np.float64).mean(axis=-1).reshape(-1, 4)
-    pp, mm, pm, mp = grey.T
-    diff = 0.5 * ((pp + mm) - (pm + mp))
-    same = np.maximum(np.abs(pp - mm), np.abs(pm - mp))
-    clear = inside.all(axis=1) & (np.abs(diff) >= min_contrast) & (same < 0.5 * np.abs(diff))
-    signed = np.sign(diff) * expected
-    if sign == 0.0:
-        sign = 1.0 if float(signed[clear].sum()) >= 0 else -1.0
-    agree = int(np.count_nonzero(clear & (signed == sign)))
-    disagree = int(np.count_nonzero(clear & (signed == -sign)))
-    return GridFit(agree, disagree, len(expected)), sign
+    bgr = image_bgr[px[:, 1], px[:, 0]].astype(np.float64).reshape(-1, 4, 3)
+    pp, mm, pm, mp = bgr[:, 0], bgr[:, 1], bgr[:, 2], bgr[:, 3]
+    diff = 0.5 * ((pp + mm) - (pm + mp))  # (K, 3)
+    if axis is None:
+        toward_a1 = (diff[inside.all(axis=1)] * expected[inside.all(axis=1), None]).sum(axis=0)
+        norm = float(np.linalg.norm(toward_a1))
+        axis = toward_a1 / norm if norm > 0 else np.full(3, 1 / np.sqrt(3))
+    scale = 1.0 / np.sqrt(3.0)  # (grey levels for a black and white board)
+    along = diff @ axis * scale
+    same = np.maximum(np.abs((pp - mm) @ axis), np.abs((pm - mp) @ axis)) * scale
+    clear = inside.all(axis=1) & (np.abs(along) >= min_contrast) & (same < 0.5 * np.abs(along))
+    signed = np.sign(along) * expected
+    agree = int(np.count_nonzero(clear & (signed > 0)))
+    disagree = int(np.count_nonzero(clear & (signed < 0)))
+    return GridFit(agree, disagree, len(expected)), axis

@@ -632,5 +632,13 @@ def refine_corners(image_bgr: np.ndarray, corners_px: np.ndarray, grid: int,
     move_px = float(np.linalg.norm(refined - c, axis=1).max())
     if not np.all(np.isfinite(refined)) or not inside or move_px > max_move_sq * side_px:
         return FoundBoard(c, share)
-    # (Clicks the refit agrees with stand, and so does the lens it saw.)
-    return FoundBoard(c if move_px <= keep_within_sq * side_px else refined, share, lens_k)
+    if move_px > keep_within_sq * side_px:
+        return FoundBoard(refined, share, lens_k)
+    # Clicks the refit agrees with stand, and the lens is the one that bends the grid through
+    # them: the inner corners alone hardly tell a lens from the grid's perspective, and a term
+    # fitted to them alone (half as strong again on a rendered table's) put every square a
+    # little off the clicks the pose is made from.
+    if lens_k != 0.0:
+        with_clicks = robust_fit(np.vstack([ij, outer]), np.vstack([xc, c]), lens)
+        lens_k = 0.0 if with_clicks is None else with_clicks[0].k
+    return FoundBoard(c, share, lens_k)

@@ -103,7 +103,7 @@ class BoardObserver:
         self._auto = False
         # The square pattern as seen when the board was located (vision.grid_check), and
         # frames since the board last seemed moved and was looked for.
-        self._grid: tuple[GridFit, float] | None = None
+        self._grid: tuple[GridFit, np.ndarray] | None = None
         self._since_search = _SEARCH_EVERY_FRAMES
         self._from_file = False
         self._corner_px: tuple[Located, CornerPixels] | None = None
@@ -197,10 +197,10 @@ class BoardObserver:
                         self.relocations += 1
                         return found
             return located
-        reference, sign = self._grid
+        reference, axis = self._grid
         if self._corner_px is None or self._corner_px[0] is not located:
             self._corner_px = (located, CornerPixels.of(located.pose))
-        fit, _ = grid_fit(image, self._corner_px[1], sign)
+        fit, _ = grid_fit(image, self._corner_px[1], axis)
         if not fit.moved_from(reference):
             self._since_search = _SEARCH_EVERY_FRAMES
             return located
@@ -217,10 +217,10 @@ class BoardObserver:
             return gone
         # (It must show most of the pattern seen when the board was located: under a hand a
         # board found elsewhere, a little better than the hidden one, may be a wrong one.)
-        new_fit, _ = grid_fit(image, found.pose, sign)
+        new_fit, _ = grid_fit(image, found.pose, axis)
         if new_fit.agree <= fit.agree or new_fit.agree < _MIN_FOUND_SHARE * reference.agree:
             return gone
-        self._located, self._grid = found, (new_fit, sign)
+        self._located, self._grid = found, (new_fit, axis)
         self.relocations += 1
         return found
 

@@ -40,14 +40,14 @@ def test_the_grid_check_tells_the_located_board_from_one_a_square_or_half_a_squa
     before, _ = _two_views(11)
     size = before.image.shape[1::-1]
     pose = pose_from_corners(before.corners_px, 8, size, before.intrinsics)
-    reference, sign = grid_fit(before.image, pose)
+    reference, axis = grid_fit(before.image, pose)
     assert reference.agree >= 40 and reference.disagree == 0
     square = np.linalg.norm(np.subtract(before.corners_px[1], before.corners_px[0])) / 8
     for shift_sq in (0.5, 1.0):
         off = pose_from_corners(np.asarray(before.corners_px) + (shift_sq * square, 0.0), 8,
                                 size, before.intrinsics)
-        assert grid_fit(before.image, off, sign)[0].moved_from(reference), shift_sq
-    assert not grid_fit(before.image, pose, sign)[0].moved_from(reference)
+        assert grid_fit(before.image, off, axis)[0].moved_from(reference), shift_sq
+    assert not grid_fit(before.image, pose, axis)[0].moved_from(reference)
 
 
 def test_a_bumped_camera_is_noticed_and_the_board_found_again():
