@@ -92,8 +92,8 @@ def pose_from_corners(corners_px: np.ndarray, grid: int, image_size: tuple[int, 
     makes one do (`_off_centre_camera`).  Such a camera sees the grid through `lens_k`, the
     radial lens term the board's own lattice showed (vision.grid_fit), undone before and
     redone after the pinhole: through a wide lens not calibrated, the squares near the image's
-    edges lie a good part of a square from where a pinhole would put them, and the men there
-    read as empty.  With intrinsics `lens_k` is not used (their own lens model is).
+    edges lie a tenth of a square and more from where a pinhole would put them, and the men
+    there read as empty.  With intrinsics `lens_k` is not used (their own lens model is).
     """
     w, h = image_size
     given = np.asarray(corners_px, np.float64).reshape(4, 2)

@@ -560,16 +560,17 @@ def refine_corners(image_bgr: np.ndarray, corners_px: np.ndarray, grid: int,
     A click is a few pixels off, and a square's samples sit near its edges: an error of 5 % of
     a square read a dozen squares of a 10x10 photo wrong.  The inner grid corners the clicks
     predict are refined to sub-pixel where they still look like checker corners (pieces hide
-    some), the lattice is refitted to them, and the outer corners are read off it: through
-    the `camera`'s own lens model when it is known (the one-term lens of the lattice model
-    bends the extrapolation to the outer corners by a pixel or two), else the lattice's.
-    The clicks stand when the refit agrees with them to within `keep_within_sq` of a square
-    (about what the refit itself is sure of: exact corners moved by 0.5 px on rendered
-    scenes, up to 1.1, and by 2.6 % of a square where black men on black squares bend the
-    corners beside them), when too few inner corners confirm (`min_share` of them, and at least
-    12), or when the refit would move a corner by more than `max_move_sq` of a square or out
-    of the image (that is another grid than the one clicked).  The confidence is the share
-    confirmed.
+    some; without a `camera`, predicted also through a few lens terms, `_CLICKED_LENS_KS`,
+    whichever a lattice explains the most of), the lattice is refitted to them, and the outer
+    corners are read off it: through the `camera`'s own lens model when it is known (the
+    one-term lens of the lattice model bends the extrapolation to the outer corners by a pixel
+    or two), else the lattice's, whose lens term is returned.  The clicks stand when the
+    refit agrees with them to within `keep_within_sq` of a square (about what the refit
+    itself is sure of: exact corners moved by 0.5 px on rendered scenes, up to 1.1, and by
+    2.6 % of a square where black men on black squares bend the corners beside them), when
+    too few inner corners confirm (`min_share` of them, and at least 12), or when the refit
+    would move a corner by more than `max_move_sq` of a square or out of the image (that is
+    another grid than the one clicked).  The confidence is the share confirmed.
     """
     c = np.asarray(corners_px, np.float64).reshape(4, 2)
     h, w = image_bgr.shape[:2]
