@@ -56,7 +56,6 @@ class Located:
     pose: BoardPose
     samples: SquareSamples
     confidence: float
-    lens_k: float = 0.0  # the board's own lens term the pose was made with (vision.geometry)
 
 
 def check_in_view(corners_px: np.ndarray, image_size: tuple[int, int], margin_px: float = 0.0,
@@ -167,7 +166,7 @@ class BoardObserver:
         check_in_view(corners, size)
         check_corner_shape(corners)
         pose = pose_from_corners(corners, self.grid, size, self._intrinsics(), lens_k)
-        return Located(pose, build_samples(pose, size, self.cfg), conf, lens_k)
+        return Located(pose, build_samples(pose, size, self.cfg), conf)
 
     def forget_board(self) -> None:
         self._located = None
@@ -266,14 +265,14 @@ class BoardObserver:
             # turn of the corners makes the other colour's squares the playable ones.
             if played_on_the_other_colour(image, located.pose.corners_px, self.grid):
                 located = self._plan(located.pose.corners_px[[1, 2, 3, 0]],
-                                     located.confidence, image.shape[1::-1], located.lens_k)
+                                     located.confidence, image.shape[1::-1], located.pose.lens_k)
                 self._located, self._grid = located, None
                 verdicts = classify(image, located.samples, self.cfg, self._colours())
             order = self._white_side_order(verdicts)
             if order is not None:
                 corners = located.pose.corners_px[list(order)]
                 located = self._plan(corners, located.confidence, image.shape[1::-1],
-                                     located.lens_k)
+                                     located.pose.lens_k)
                 self._located, self._grid = located, None
                 verdicts = classify(image, located.samples, self.cfg, self._colours())
         return self._to_observation(verdicts, located)
