@@ -144,6 +144,25 @@ def _side_px(corners: np.ndarray) -> float:
     return float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
 
 
+# A photo cropped to the board's grid puts its outer corners on the image's edge, a rounding
+# past the last pixel's centre (a pixel or two; si3p-mat.jpg and fhgr-board-v2.jpg so cropped
+# were refused as partly out of view, and read whole with a pixel more kept).  A corner this
+# far past it (px, or this share of the grid's side, whichever is more) is on the edge: a
+# sliver of an edge square cut off, which the reading survives.
+EDGE_SLACK_PX = 1.0
+EDGE_SLACK_SHARE = 0.005
+
+
+def outside_image(corners_px: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:
+    """(4,) bool: which of the grid's outer corners lie outside the image (w, h), past its
+    outermost pixels' centres by more than the slack above."""
+    w, h = image_size
+    c = np.asarray(corners_px, np.float64).reshape(4, 2)
+    slack = max(EDGE_SLACK_PX, EDGE_SLACK_SHARE * _side_px(c))
+    return (c[:, 0] < -slack) | (c[:, 0] > w - 1 + slack) | \
+        (c[:, 1] < -slack) | (c[:, 1] > h - 1 + slack)
+
+
 def _corner_miss_px(corners: np.ndarray, grid: int, intrinsics: CameraIntrinsics) -> float:
     """How far (px, the worst corner) the pose solved with `intrinsics` puts the grid's
     corners from `corners`."""

@@ -32,6 +32,7 @@ from calibration.camera import CameraIntrinsics
 from vision.cell_quads import Quads, find_quads
 from vision.config import VisionConfig
 from vision.errors import BoardNotFound, BoardOutOfView
+from vision.geometry import outside_image
 from vision.grid_fit import LatticeModel, LensCentre, fit_lattice, robust_fit, undistort
 
 
@@ -538,8 +539,7 @@ def _find_at(image_bgr: np.ndarray, grid: int, max_side_px: int) -> FoundBoard:
     # of inner corners confirmed at sub-pixel.
     confidence = float(np.clip(0.4 * min(1.0, pl.score / 1.25) + 0.3 * min(1.0, margin / 0.5)
                                + 0.3 * check_share, 0.0, 1.0))
-    if np.any(corners < 0) or np.any(corners[:, 0] > w - 1) \
-            or np.any(corners[:, 1] > h - 1):
+    if outside_image(corners, (w, h)).any():
         raise BoardOutOfView("board partly out of view: its outer corners fall outside the "
                              "image")
     return FoundBoard(corners, confidence, lens_k)

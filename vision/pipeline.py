@@ -19,7 +19,7 @@ from game.geometry import geometry
 from game.variants import Variant, find_variant
 from vision.config import PieceGeometry, VisionConfig
 from vision.errors import BoardOutOfView, CalibrationMismatch, CornersNotABoard, VisionError
-from vision.geometry import BoardPose, pose_from_corners
+from vision.geometry import BoardPose, outside_image, pose_from_corners
 from vision.grid_check import CornerPixels, GridFit, grid_fit
 from vision.observation import BoardObservation
 from vision.parity import played_on_the_other_colour
@@ -58,14 +58,12 @@ class Located:
     confidence: float
 
 
-def check_in_view(corners_px: np.ndarray, image_size: tuple[int, int], margin_px: float = 0.0,
-                  ) -> None:
+def check_in_view(corners_px: np.ndarray, image_size: tuple[int, int]) -> None:
     w, h = image_size
     c = np.asarray(corners_px, np.float64).reshape(4, 2)
     if not np.all(np.isfinite(c)):
         raise BoardOutOfView("board corners are not finite numbers")
-    outside = (c[:, 0] < -margin_px) | (c[:, 0] > w - 1 + margin_px) | \
-        (c[:, 1] < -margin_px) | (c[:, 1] > h - 1 + margin_px)
+    outside = outside_image(c, (w, h))
     if outside.any():
         names = ", ".join(str(i) for i in np.flatnonzero(outside))
         raise BoardOutOfView(
