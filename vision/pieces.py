@@ -296,6 +296,33 @@ def _set_distance(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     return np.linalg.norm((x - c) * _SET_METRIC, axis=-1)
 
 
+# A piece of the lighter set in a shadow the light model did not follow (a hard shadow's edge
+# across it: an arm's, the gantry's) can be as dark as the darker set, and lightness then
+# outweighs its hue.  Where the two sets differ in hue (neither within `_SETS_APART` of a
+# shade of the other), a piece within `_DIM_WITHIN` of a dimmer shade of the lighter set and
+# `_SETS_APART` or more off every shade of the darker one is the lighter set's.  (Not in a
+# glare veil: a veil greys a dark piece towards any light one; seed 7's 7000095, a black man
+# under one, read white.)
+_DIM_WITHIN = 0.08
+_SETS_APART = 0.2
+_HUES_APART = 0.1  # (and their chromaticities this far apart: a dark set's hue is noise)
+_DIMMED_CONFIDENCE = 0.6
+
+
+def _dim_lighter_set(piece_lab: np.ndarray, lighter_lab: np.ndarray, darker_lab: np.ndarray,
+                     ) -> np.ndarray:
+    """(N,) which pieces (Lab, (N, 3)) are the lighter set (Lab) in less light, by hue (see
+    `_DIM_WITHIN`): all False when the sets are shades of each other."""
+    lighter, darker = _to_bgr(lighter_lab), _to_bgr(darker_lab)
+    if _is_shade(darker, lighter, _SETS_APART, 0.0) or np.linalg.norm(
+            _chromaticity(darker) - _chromaticity(lighter)) < _HUES_APART:
+        return np.zeros(len(piece_lab), bool)
+    x = _to_bgr_rows(piece_lab)
+    size = np.linalg.norm(x, axis=-1)
+    return _is_shade(x, lighter, _DIM_WITHIN, 0.2) & (
+        _ray_distance(x, darker, 0.2, 2.0) >= _SETS_APART * size)
+
+
 def _shade_of_board(piece_bgr: np.ndarray, board_bgr: np.ndarray, within: float = 0.35,
                     ) -> bool:
     """Is the bare square's colour (BGR) a shade of a piece set's, within the noise of its
@@ -894,6 +921,10 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         db = _set_distance(piece_lab, black_lab)
         is_white = dw < db
         col_conf = _sigmoid(np.abs(dw - db) / (0.05 * contrast)) * 2 - 1
+        dimmed = ~is_white & (light.offset.mean(axis=1) < cfg.glare_edge_veil) \
+            & _dim_lighter_set(piece_lab, white_lab, black_lab)
+        is_white |= dimmed
+        col_conf[dimmed] = _DIMMED_CONFIDENCE
     elif len(idx):
         # One set only on the board: lighter than the board's mean lightness is "white".
         mid = 0.5 * (dark_lab[0] + light_lab[0])

@@ -224,3 +224,19 @@ def test_a_photo_cropped_to_its_grid_is_read(item, given):
              if got != NAMES.get(item["squares"].get(name, ""), "empty")]
     assert len(labels) == item["grid"] ** 2 // 2
     assert wrong == (["h8"] if item["file"].startswith("fhgr") else []), wrong
+
+
+@pytest.mark.skipif(_si3p() is None, reason="the shared photographs are not available")
+@pytest.mark.parametrize("given", [True, False], ids=["given corners", "found"])
+def test_a_man_of_the_lighter_set_in_a_hard_shadow_keeps_his_colour(given):
+    """si3p-mat.jpg (tan men against dark red ones) with a hard shadow across a third of the
+    board, halving the light: the light model, smooth, leaves the tan man at c1, where the
+    shadow's edge runs, nearly as dark as the red set, and lightness outweighed his hue (he
+    read black).  His hue is the tan set's at a third of its light: every square as labelled."""
+    item = _si3p()
+    c = np.array(item["corners"], np.float64)
+    image, corners = CHANGES["hard shadow band"](cv2.imread(str(PHOTOS / item["file"])), c)
+    obs = BoardObserver("brazilian", corners_px=corners if given else None).observe(image)
+    wrong = [name for name, got in obs.labels().items()
+             if got != NAMES.get(item["squares"].get(name, ""), "empty")]
+    assert wrong == []

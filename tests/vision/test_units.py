@@ -91,3 +91,34 @@ def test_the_bare_squares_shades_stop_short_of_a_brighter_set_of_their_colour(ga
     lo, got = _board_shade_range([gain * navy], navy)
     assert lo == pytest.approx(0.35)
     assert got == pytest.approx(hi)
+
+
+@pytest.mark.parametrize("piece_bgr, lighter", [
+    # Tan wooden men and red men (BGR, as si3p-mat.jpg shows them).  A tan man at half and at
+    # a third of the light is the tan set however dark ...
+    ((36.0, 52.0, 68.0), True),
+    ((24.0, 35.0, 45.0), True),
+    # ... a red man in the same shadow is not, nor a grey thing as dark (a hand's shade).
+    ((15.0, 15.0, 50.0), False),
+    ((36.0, 36.0, 36.0), False),
+])
+def test_a_piece_of_the_lighter_set_in_a_shadow_is_told_by_its_hue(piece_bgr, lighter):
+    import numpy as np
+
+    from vision.pieces import _dim_lighter_set, _to_lab
+
+    tan, red = np.array([[71.0, 104.0, 135.0]]), np.array([[29.0, 29.0, 97.0]])
+    got = _dim_lighter_set(_to_lab(np.array([piece_bgr])), _to_lab(tan)[0], _to_lab(red)[0])
+    assert got.tolist() == [lighter]
+
+
+def test_sets_of_one_hue_are_told_apart_by_lightness_alone():
+    """White and black sets (one a shade of the other): a dark grey piece is no dimmed white
+    man by hue, so the hue test says nothing."""
+    import numpy as np
+
+    from vision.pieces import _dim_lighter_set, _to_lab
+
+    white, black = np.array([[210.0, 212.0, 215.0]]), np.array([[35.0, 36.0, 38.0]])
+    pieces = np.array([[60.0, 61.0, 63.0], [100.0, 101.0, 104.0]])
+    assert not _dim_lighter_set(_to_lab(pieces), _to_lab(white)[0], _to_lab(black)[0]).any()
