@@ -290,6 +290,12 @@ _VEIL_MISS = 0.1
 _CLIPPED = 250.0
 _VEIL_MIN = 0.15
 _BRIGHTER = 1.1
+# A light "piece" in glare within `_VEILED_BOARD` (share of its size) of the bare dark square
+# under a grey veil, and at least `_NO_VEILED_SET` of its size and `_VEIL_APART` times as far
+# from either set under one, is the veil (see classify).
+_VEILED_BOARD = 0.02
+_NO_VEILED_SET = 0.05
+_VEIL_APART = 4.0
 
 
 def _set_distance(x: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -542,6 +548,18 @@ def _veil_fit(x: np.ndarray, dark_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarr
     channels as in `fit_veil`; the residual is the Euclidean one, sqrt(3) times the rms)."""
     g, v, r = fit_veil(x, dark_bgr)
     return g, v, r * np.sqrt(3.0)
+
+
+def _held_veil_miss(x: np.ndarray, true_bgr: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                    ) -> np.ndarray:
+    """(N,) how far (BGR, Euclidean) colours x (N, 3) lie from gain * `true_bgr` + a grey
+    veil, the gain held within lo..hi (N,): a colour far brighter than `true_bgr` fits a
+    small gain and a large veil whatever its hue, and no piece of a set is seen at a tenth of
+    the light."""
+    g, _, _ = fit_veil(x, true_bgr)
+    g = np.clip(np.nan_to_num(g, nan=1.0), lo, hi)[:, None]
+    rest = x - g * true_bgr
+    return np.linalg.norm(rest - rest.mean(axis=1, keepdims=True), axis=1)
 
 
 def _median_of_known(x: np.ndarray) -> np.ndarray:
@@ -995,6 +1013,20 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     if covered is not None:
         maybe_glare &= ~covered  # (a hand's edge is no glare)
     soft = soft_glare(image_bgr, s.kings, occ & ~occluded, maybe_glare, cfg, dark_bgr)
+    # Nor is one whose colour is the bare dark square under the veil and neither set's under
+    # any veil at a gain a piece in that light could have (sets of a clear hue: under a veil
+    # a white man and a black square look alike, and only the edges tell).
+    rest = maybe_glare & ~soft & ~occluded
+    if rest.any() and white_lab is not None and black_lab is not None:
+        x = median(raw_base[rest], axis=1)
+        lg = light.gain[rest]
+        lo, hi = cfg.burnt_gain[0] * lg, cfg.burnt_gain[1] * lg
+        on_board = _held_veil_miss(x, dark_bgr, lo, hi)
+        as_set = np.minimum(_held_veil_miss(x, _to_bgr(white_lab), lo, hi),
+                            _held_veil_miss(x, _to_bgr(black_lab), lo, hi))
+        size = np.linalg.norm(x, axis=1)
+        soft[rest] = (on_board <= _VEILED_BOARD * size) \
+            & (as_set >= np.maximum(_VEIL_APART * on_board, _NO_VEILED_SET * size))
     if soft.any():
         occ &= ~soft
         conf[soft] = cfg.glare_edge_confidence

@@ -240,3 +240,20 @@ def test_a_man_of_the_lighter_set_in_a_hard_shadow_keeps_his_colour(given):
     wrong = [name for name, got in obs.labels().items()
              if got != NAMES.get(item["squares"].get(name, ""), "empty")]
     assert wrong == []
+
+
+@pytest.mark.skipif(_si3p() is None, reason="the shared photographs are not available")
+@pytest.mark.parametrize("given", [True, False], ids=["given corners", "found"])
+def test_a_glare_spot_over_a_bare_square_is_no_piece(given):
+    """si3p-mat.jpg with a lamp's reflection (grey light, a Gaussian an eighth of the board
+    wide) over the bare black square e5: it looked a light piece by its colour, and its
+    fall-off, noisy, no softer than the tan men's edges by the measure glare is told by.  Its
+    colour is the black square under a grey veil, and neither set's at any light a man
+    there could be in: every square as labelled."""
+    item = _si3p()
+    c = np.array(item["corners"], np.float64)
+    image, corners = CHANGES["glare spot"](cv2.imread(str(PHOTOS / item["file"])), c)
+    obs = BoardObserver("brazilian", corners_px=corners if given else None).observe(image)
+    wrong = [name for name, got in obs.labels().items()
+             if got != NAMES.get(item["squares"].get(name, ""), "empty")]
+    assert wrong == []

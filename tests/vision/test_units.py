@@ -122,3 +122,24 @@ def test_sets_of_one_hue_are_told_apart_by_lightness_alone():
     white, black = np.array([[210.0, 212.0, 215.0]]), np.array([[35.0, 36.0, 38.0]])
     pieces = np.array([[60.0, 61.0, 63.0], [100.0, 101.0, 104.0]])
     assert not _dim_lighter_set(_to_lab(pieces), _to_lab(white)[0], _to_lab(black)[0]).any()
+
+
+def test_a_veil_over_the_black_square_is_told_from_a_veiled_set_of_a_clear_hue():
+    """(BGR) A grey veil of 100 levels over a black square at 0.9 of the light fits the square
+    (no miss); tan men under the same veil fit the tan set; the grey fits the tan set only at
+    a gain no man in that light has (the gain held to 0.5..2, it misses by tens of levels)."""
+    import numpy as np
+
+    from vision.pieces import _held_veil_miss
+
+    black, tan = np.array([22.0, 24.0, 26.0]), np.array([71.0, 104.0, 135.0])
+    grey = 0.9 * black + 100.0
+    veiled_tan = 0.9 * tan + 100.0
+    x = np.array([grey, veiled_tan])
+    lo, hi = np.full(2, 0.5), np.full(2, 2.0)
+    on_black = _held_veil_miss(x, black, lo, hi)
+    as_tan = _held_veil_miss(x, tan, lo, hi)
+    assert on_black[0] < 1.0 and as_tan[1] < 1.0
+    assert as_tan[0] > 15.0 and on_black[1] > 30.0
+    # Free, the gain would explain the grey as a tenth of tan and a veil (hardly a miss).
+    assert _held_veil_miss(x[:1], tan, np.zeros(1), np.full(1, 2.0))[0] < 0.5 * as_tan[0]
