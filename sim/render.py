@@ -143,7 +143,27 @@ def _board_texture(scene: Scene, world: World, rng: np.random.Generator) -> np.n
             p = int(round(off + i * sq_px))
             cv2.line(tex, (p, int(off)), (p, int(n_px - off)), (30, 30, 30), 1)
             cv2.line(tex, (int(off), p), (int(n_px - off), p), (30, 30, 30), 1)
+    if style.markers:
+        _draw_markers(tex, int(off))
     return tex
+
+
+# Marker ids in the texture's corners (top left = beyond a8, as the board is printed).
+_MARKER_IDS = {(0, 0): 0, (0, 1): 1, (1, 1): 2, (1, 0): 3}  # (row, column) -> id
+
+
+def _draw_markers(tex: np.ndarray, border_px: int) -> None:
+    """ArUco markers (`DICT_4X4_50`) on a white ground filling each corner square of the
+    frame, four fifths of its side."""
+    n_px = tex.shape[0]
+    side = int(0.8 * border_px)
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    for (row, col), marker_id in _MARKER_IDS.items():
+        y0, x0 = row * (n_px - border_px), col * (n_px - border_px)
+        tex[y0:y0 + border_px, x0:x0 + border_px] = 255.0
+        code = cv2.aruco.generateImageMarker(dictionary, marker_id, side).astype(np.float32)
+        m = (border_px - side) // 2
+        tex[y0 + m:y0 + m + side, x0 + m:x0 + m + side] = code[..., None]
 
 
 def _texture_to_board_mm(world: World) -> np.ndarray:

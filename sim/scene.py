@@ -62,6 +62,9 @@ class BoardStyle:
     light_bgr: BGR
     frame_bgr: BGR
     grain: float  # 0..1 strength of wood grain / paper texture
+    # ArUco markers (4x4, ids 0-3) on the frame beyond the grid's corners, as vision.markers
+    # reads them: 0 beyond a8, 1 beyond h8, 2 beyond h1, 3 beyond a1.
+    markers: bool = False
 
 
 @dataclass(frozen=True)

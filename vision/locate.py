@@ -43,6 +43,8 @@ class FoundBoard:
     # The lattice's radial lens term (vision.grid_fit: about the image's centre, in units of
     # half its longer side), 0 where none paid for itself or the camera's own lens was used.
     lens_k: float = 0.0
+    # Whether a1 is known (by the board's markers, vision.markers), not only the grid.
+    oriented: bool = False
 
 
 @dataclass(frozen=True)

@@ -98,6 +98,7 @@ class BoardObserver:
         self._located: Located | None = None
         self._located_key: tuple[object, ...] | None = None
         self._auto = False
+        self._by_markers = False
         # The square pattern as seen when the board was located (vision.grid_check), and
         # frames since the board last seemed moved and was looked for.
         self._grid: tuple[GridFit, np.ndarray] | None = None
@@ -116,8 +117,9 @@ class BoardObserver:
     def _colours(self) -> ColourModel | None:
         return self.calibration.colours if self.calibration is not None else None
 
-    def _corners_for(self, image: np.ndarray) -> tuple[np.ndarray, float, float]:
-        """(corners, confidence, the lattice's lens term) of the board in `image`."""
+    def _corners_for(self, image: np.ndarray) -> tuple[np.ndarray, float, float, bool]:
+        """(corners, confidence, the lattice's lens term, whether a1 is known beyond the
+        grid's own two choices) of the board in `image`."""
         h, w = image.shape[:2]
         if self.fixed_corners is not None:
             # (Clicked corners are a few pixels off: refined on the grid where it shows.)
@@ -126,7 +128,7 @@ class BoardObserver:
             check_in_view(self.fixed_corners, (w, h))
             check_corner_shape(self.fixed_corners)
             refined = refine_corners(image, self.fixed_corners, self.grid, self._intrinsics())
-            return refined.corners_px, 1.0, refined.lens_k
+            return refined.corners_px, 1.0, refined.lens_k, True
         cal = self.calibration
         if cal is not None and cal.board is not None:
             b = cal.board
@@ -136,11 +138,11 @@ class BoardObserver:
                     f"the calibration's board was located in a {b.image_width_px}x"
                     f"{b.image_height_px} image and this one is {w}x{h}, another shape: "
                     f"locate the board again at this resolution (damas calibrate board)")
-            return np.array(b.corners_px, np.float64) * (sx, sy), 1.0, b.lens_k
-        from vision.locate import find_board
+            return np.array(b.corners_px, np.float64) * (sx, sy), 1.0, b.lens_k, True
+        from vision.markers import find_board_any
 
-        found = find_board(image, self.grid, self.cfg)
-        return found.corners_px, found.confidence, found.lens_k
+        found = find_board_any(image, self.grid, self.cfg)
+        return found.corners_px, found.confidence, found.lens_k, found.oriented
 
     def locate(self, image: np.ndarray) -> Located:
         h, w = image.shape[:2]
@@ -149,7 +151,7 @@ class BoardObserver:
         # starts over when the camera or the board was moved.
         if self._located is not None and self._located_key == key:
             return self._located
-        corners, conf, lens_k = self._corners_for(image)
+        corners, conf, lens_k, oriented = self._corners_for(image)
         located = self._plan(corners, conf, (w, h), lens_k)
         self._located, self._located_key = located, key
         self._grid = None
@@ -157,6 +159,8 @@ class BoardObserver:
             and self.calibration.board is not None
         self._auto = self.fixed_corners is None and (self.calibration is None
                                                      or self.calibration.board is None)
+        # (A board found by its markers has a1 where they say: not turned by the pieces.)
+        self._by_markers = self._auto and oriented
         return located
 
     def _plan(self, corners: np.ndarray, conf: float, size: tuple[int, int],
@@ -224,10 +228,10 @@ class BoardObserver:
     def _found_again(self, image: np.ndarray, old: Located) -> Located | None:
         """The board found anew in `image`, its corners in the order (of the eight that keep
         the square pattern) nearest the old ones: a bumped camera moves the board a little."""
-        from vision.locate import find_board
+        from vision.markers import find_board_any
 
         try:
-            found = find_board(image, self.grid, self.cfg)
+            found = find_board_any(image, self.grid, self.cfg)
             c = np.asarray(found.corners_px, np.float64)
             orders = [np.roll(c, k, axis=0) for k in range(4)]
             orders += [o[::-1] for o in orders]
@@ -261,12 +265,15 @@ class BoardObserver:
             self._auto = False
             # Nor need the game be played on the dark squares (see vision.parity): a quarter
             # turn of the corners makes the other colour's squares the playable ones.
+            # (A board found by its markers has a1 where they say, on a dark corner; were it
+            # light, they would not be laid out as vision.markers reads them.)
             if played_on_the_other_colour(image, located.pose.corners_px, self.grid):
                 located = self._plan(located.pose.corners_px[[1, 2, 3, 0]],
                                      located.confidence, image.shape[1::-1], located.pose.lens_k)
                 self._located, self._grid = located, None
                 verdicts = classify(image, located.samples, self.cfg, self._colours())
-            order = self._white_side_order(verdicts)
+                self._by_markers = False
+            order = None if self._by_markers else self._white_side_order(verdicts)
             if order is not None:
                 corners = located.pose.corners_px[list(order)]
                 located = self._plan(corners, located.confidence, image.shape[1::-1],

@@ -1,0 +1,129 @@
+"""Find the board by the ArUco markers printed on its sheet, where it carries them.
+
+A board may carry four markers of OpenCV's 4x4 dictionary (`DICT_4X4_50`) beyond the corners
+of its playing grid, one per corner, their ids running clockwise from White's top left as the
+sheet is printed: 0 beyond a8, 1 beyond h8, 2 beyond h1, 3 beyond a1 (as on
+fhgr-board-v2.jpg, a robotics course's board, and as the simulated table draws them).  How far
+each sits from the grid differs from board to board, so a marker is no grid corner.  Instead
+the image is warped so that the four markers' centres make a square: that undoes the camera's
+perspective and leaves out all beyond the sheet (chairs, the table's grain); the grid is found
+on that view by the search that needs no markers (vision.locate), its corners are taken back
+to the image, nearest marker first, and refined there on the grid itself.
+
+The markers also say which corner is a1 (`FoundBoard.oriented`), which a board without them
+leaves to the pieces: an empty board, or one seen from Black's side, is named right.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision import locate
+from vision.config import VisionConfig
+from vision.errors import BoardNotFound, BoardOutOfView, VisionError
+from vision.geometry import outside_image
+from vision.locate import FoundBoard, refine_corners
+
+DICTIONARY = cv2.aruco.DICT_4X4_50
+# Marker id beyond each grid corner, in the corners' order (a1, h1, h8, a8).
+ID_AT_CORNER = (3, 2, 1, 0)
+# The warped view: the markers' centres this share of its side in from its edges, the side
+# the board's own size in the image, within these bounds (px).
+_MARGIN_SHARE = 0.04
+_GUESSED_MARGIN_SHARE = 0.2  # (with one marker guessed: the view is less square)
+_SIDE_PX = (480, 1400)
+
+
+def detect_markers(image_bgr: np.ndarray) -> dict[int, np.ndarray]:
+    """id -> the marker's four corners (4, 2) in the image, for the ids of `ID_AT_CORNER`
+    seen (of two with one id, the larger)."""
+    grey = image_bgr if image_bgr.ndim == 2 else cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(DICTIONARY),
+                                       cv2.aruco.DetectorParameters())
+    corners, ids, _ = detector.detectMarkers(grey)
+    found: dict[int, np.ndarray] = {}
+    if ids is None:
+        return found
+    for quad, marker_id in zip(corners, ids.ravel(), strict=True):
+        q = np.asarray(quad, np.float64).reshape(4, 2)
+        i = int(marker_id)
+        if i in ID_AT_CORNER and (i not in found or cv2.contourArea(q.astype(np.float32))
+                                  > cv2.contourArea(found[i].astype(np.float32))):
+            found[i] = q
+    return found
+
+
+def find_board_by_markers(image_bgr: np.ndarray, grid: int, cfg: VisionConfig,
+                          ) -> FoundBoard | None:
+    """The board's outer grid corners (a1, h1, h8, a8), oriented by the markers, or None
+    where the image shows fewer than three of them (the search without markers decides).
+
+    Raises BoardNotFound when the markers are there and no grid between them, and
+    BoardOutOfView when the grid found runs past the image."""
+    markers = detect_markers(image_bgr)
+    missing = [k for k, i in enumerate(ID_AT_CORNER) if i not in markers]
+    if len(missing) > 1:
+        return None
+    centres = np.array([markers[i].mean(axis=0) if i in markers else (np.nan, np.nan)
+                        for i in ID_AT_CORNER])
+    if missing:
+        # (Three markers: the fourth where they make a parallelogram.  The warped view is then
+        # rectified up to the perspective across the board, which the search takes in its
+        # stride.)
+        k = missing[0]
+        centres[k] = centres[(k - 1) % 4] + centres[(k + 1) % 4] - centres[(k + 2) % 4]
+    side_px = float(np.clip(np.mean(np.linalg.norm(centres - np.roll(centres, 1, axis=0),
+                                                   axis=1)), *_SIDE_PX))
+    share = _MARGIN_SHARE if not missing else _GUESSED_MARGIN_SHARE
+    m, far = share * side_px, (1 - share) * side_px
+    # a1's marker at the warped view's bottom left, as White sees the board.
+    square = np.array([[m, far], [far, far], [far, m], [m, m]])
+    to_view = cv2.getPerspectiveTransform(centres.astype(np.float32), square.astype(np.float32))
+    size = int(round(side_px))
+    view = cv2.warpPerspective(image_bgr, to_view, (size, size), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+    _paint_out(view, [cv2.perspectiveTransform(markers[i].reshape(-1, 1, 2), to_view)
+                      .reshape(4, 2) for i in ID_AT_CORNER if i in markers])
+    try:
+        found = locate.find_board(view, grid, cfg)
+    except BoardOutOfView:
+        raise BoardNotFound("the board's markers are there, but no whole grid between them; "
+                            "give --corners") from None
+    back = cv2.perspectiveTransform(found.corners_px.reshape(-1, 1, 2).astype(np.float64),
+                                    np.linalg.inv(to_view)).reshape(4, 2)
+    # Of the orders that go round the grid, the one with each corner nearest its marker.
+    orders = [np.roll(back, k, axis=0) for k in range(4)]
+    orders += [o[::-1] for o in orders]
+    corners = min(orders, key=lambda o: float(np.linalg.norm(o - centres, axis=1).sum()))
+    h, w = image_bgr.shape[:2]
+    if outside_image(corners, (w, h)).any():
+        raise BoardOutOfView("board partly out of view: its outer corners fall outside the "
+                             "image")
+    refined = refine_corners(image_bgr, corners, grid)
+    return FoundBoard(refined.corners_px, found.confidence, refined.lens_k, oriented=True)
+
+
+def _paint_out(view: np.ndarray, quads: list[np.ndarray], grow: float = 1.25) -> None:
+    """Paint each marker (its quad grown by `grow` about its centre) in the colour of the
+    sheet around it: a marker's black and white cells line up with the grid in the warped
+    view, and the search took them for squares off the board, too many to leave out."""
+    h, w = view.shape[:2]
+    for q in quads:
+        c = q.mean(axis=0)
+        inner = (c + grow * (q - c)).astype(np.int32)
+        ring = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(ring, (c + 1.6 * grow * (q - c)).astype(np.int32), 1)
+        cv2.fillConvexPoly(ring, inner, 0)
+        colour = np.median(view[ring > 0], axis=0) if ring.any() else view.mean(axis=(0, 1))
+        cv2.fillConvexPoly(view, inner, tuple(float(v) for v in colour))
+
+
+def find_board_any(image_bgr: np.ndarray, grid: int, cfg: VisionConfig) -> FoundBoard:
+    """By the markers where the board carries all four in view, else by its square pattern
+    alone (vision.locate.find_board)."""
+    try:
+        by_markers = find_board_by_markers(image_bgr, grid, cfg)
+    except VisionError:
+        by_markers = None
+    return by_markers if by_markers is not None else locate.find_board(image_bgr, grid, cfg)
