@@ -120,8 +120,8 @@ def _paint_out(view: np.ndarray, quads: list[np.ndarray], grow: float = 1.25) ->
 
 
 def find_board_any(image_bgr: np.ndarray, grid: int, cfg: VisionConfig) -> FoundBoard:
-    """By the markers where the board carries all four in view, else by its square pattern
-    alone (vision.locate.find_board)."""
+    """By the markers where three or four of them are in view and a grid between them, else
+    by the board's square pattern alone (vision.locate.find_board)."""
     try:
         by_markers = find_board_by_markers(image_bgr, grid, cfg)
     except VisionError:
