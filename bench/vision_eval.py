@@ -97,16 +97,24 @@ def conditions(scene: Scene) -> dict[str, str]:
                 "bright" if scene.light.exposure > 1.05 else "mid")}
 
 
+MARKED_BORDER_MM = 45.0  # a frame wide enough for markers the table's camera reads
+
+
 def build(seed: int, camouflaged: bool = False, disc_height_mm: float | None = None,
-          ) -> tuple[Frame, Scene, object]:
+          markers: bool = False) -> tuple[Frame, Scene, object]:
     """Scene `seed`; `disc_height_mm` other than the table's 7 mm changes the pieces' thickness
-    alone (bench/vision_kings.py --disc-heights-mm)."""
+    alone (bench/vision_kings.py --disc-heights-mm); with `markers` the board carries ArUco
+    markers on a frame 45 mm wide (bench/vision_locate.py --markers)."""
     rng = random.Random(seed)
     variant = find_variant("international" if rng.random() < 0.1 else "brazilian")
     spec = TableSpec(grid=variant.width)
     if disc_height_mm is not None:
         spec = replace(spec, disc_height_mm=disc_height_mm)
+    if markers:
+        spec = replace(spec, border_mm=MARKED_BORDER_MM)
     scene = sample_scene(rng, spec, camouflaged=camouflaged)
+    if markers:
+        scene = replace(scene, board=replace(scene.board, markers=True))
     board = sample_position(rng, variant)
     world = sample_world(rng, board, spec)
     return render(world, scene, variant, seed=seed), scene, variant
