@@ -1,17 +1,17 @@
-"""Find the board by the ArUco markers printed on its sheet, where it carries them.
+"""Find and name the board by the ArUco markers printed on its sheet, where it carries them.
 
 A board may carry four markers of OpenCV's 4x4 dictionary (`DICT_4X4_50`) beyond the corners
 of its playing grid, one per corner, their ids running clockwise from White's top left as the
 sheet is printed: 0 beyond a8, 1 beyond h8, 2 beyond h1, 3 beyond a1 (as on
-fhgr-board-v2.jpg, a robotics course's board, and as the simulated table draws them).  How far
-each sits from the grid differs from board to board, so a marker is no grid corner.  Instead
-the image is warped so that the four markers' centres make a square: that undoes the camera's
-perspective and leaves out all beyond the sheet (chairs, the table's grain); the grid is found
-on that view by the search that needs no markers (vision.locate), its corners are taken back
-to the image, nearest marker first, and refined there on the grid itself.
+fhgr-board-v2.jpg, a robotics course's board, and as the simulated table draws them).
 
-The markers also say which corner is a1 (`FoundBoard.oriented`), which a board without them
-leaves to the pieces: an empty board, or one seen from Black's side, is named right.
+They say which corner is a1 (`FoundBoard.oriented`), which a board without them leaves to
+the pieces: an empty board, or one seen from Black's side, is named right.  And where the
+square pattern alone finds no board (a photo compressed until the frame's letters look like
+squares), they find it: how far each sits from the grid differs from board to board, so a
+marker is no grid corner, but the image warped so that the markers' centres make a square
+undoes the camera's perspective and leaves out all beyond the sheet; the grid is searched on
+that view (vision.locate), its corners taken back to the image and refined there.
 """
 
 from __future__ import annotations
@@ -54,25 +54,42 @@ def detect_markers(image_bgr: np.ndarray) -> dict[int, np.ndarray]:
     return found
 
 
-def find_board_by_markers(image_bgr: np.ndarray, grid: int, cfg: VisionConfig,
-                          ) -> FoundBoard | None:
-    """The board's outer grid corners (a1, h1, h8, a8), oriented by the markers, or None
-    where the image shows fewer than three of them (the search without markers decides).
-
-    Raises BoardNotFound when the markers are there and no grid between them, and
-    BoardOutOfView when the grid found runs past the image."""
-    markers = detect_markers(image_bgr)
+def _centres(markers: dict[int, np.ndarray]) -> tuple[np.ndarray, list[int]] | None:
+    """(the markers' centres in the corners' order (4, 2), which of them were guessed), or
+    None with fewer than three markers.  Of three, the fourth is put where they make a
+    parallelogram: a view warped by them is then rectified up to the perspective across the
+    board, which the search takes in its stride."""
     missing = [k for k, i in enumerate(ID_AT_CORNER) if i not in markers]
     if len(missing) > 1:
         return None
     centres = np.array([markers[i].mean(axis=0) if i in markers else (np.nan, np.nan)
                         for i in ID_AT_CORNER])
-    if missing:
-        # (Three markers: the fourth where they make a parallelogram.  The warped view is then
-        # rectified up to the perspective across the board, which the search takes in its
-        # stride.)
-        k = missing[0]
+    for k in missing:
         centres[k] = centres[(k - 1) % 4] + centres[(k + 1) % 4] - centres[(k + 2) % 4]
+    return centres, missing
+
+
+def _nearest_order(corners: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """Of the orders that go round the grid's corners, the one with each nearest its
+    marker."""
+    orders = [np.roll(corners, k, axis=0) for k in range(4)]
+    orders += [o[::-1] for o in orders]
+    return min(orders, key=lambda o: float(np.linalg.norm(o - centres, axis=1).sum()))
+
+
+def find_board_by_markers(image_bgr: np.ndarray, grid: int, cfg: VisionConfig,
+                          markers: dict[int, np.ndarray] | None = None) -> FoundBoard | None:
+    """The board's outer grid corners (a1, h1, h8, a8), found between its markers
+    (`detect_markers`' when not given) and oriented by them, or None where the image shows
+    fewer than three of them.
+
+    Raises BoardNotFound when the markers are there and no grid between them, and
+    BoardOutOfView when the grid found runs past the image."""
+    markers = detect_markers(image_bgr) if markers is None else markers
+    seen = _centres(markers)
+    if seen is None:
+        return None
+    centres, missing = seen
     side_px = float(np.clip(np.mean(np.linalg.norm(centres - np.roll(centres, 1, axis=0),
                                                    axis=1)), *_SIDE_PX))
     share = _MARGIN_SHARE if not missing else _GUESSED_MARGIN_SHARE
@@ -92,10 +109,7 @@ def find_board_by_markers(image_bgr: np.ndarray, grid: int, cfg: VisionConfig,
                             "give --corners") from None
     back = cv2.perspectiveTransform(found.corners_px.reshape(-1, 1, 2).astype(np.float64),
                                     np.linalg.inv(to_view)).reshape(4, 2)
-    # Of the orders that go round the grid, the one with each corner nearest its marker.
-    orders = [np.roll(back, k, axis=0) for k in range(4)]
-    orders += [o[::-1] for o in orders]
-    corners = min(orders, key=lambda o: float(np.linalg.norm(o - centres, axis=1).sum()))
+    corners = _nearest_order(back, centres)
     h, w = image_bgr.shape[:2]
     if outside_image(corners, (w, h)).any():
         raise BoardOutOfView("board partly out of view: its outer corners fall outside the "
@@ -120,10 +134,27 @@ def _paint_out(view: np.ndarray, quads: list[np.ndarray], grow: float = 1.25) ->
 
 
 def find_board_any(image_bgr: np.ndarray, grid: int, cfg: VisionConfig) -> FoundBoard:
-    """By the markers where three or four of them are in view and a grid between them, else
-    by the board's square pattern alone (vision.locate.find_board)."""
+    """The board found by its square pattern (vision.locate.find_board) and named by its
+    markers where three or four are in view; where the pattern alone finds none, found
+    between the markers (`find_board_by_markers`).
+
+    The search on the image itself comes first: between the markers, the warped view bends
+    the camera's lens about another centre, and under an arm its corners came out up to a
+    third of a square off where the search on the image put them within a twentieth (one of
+    500 rendered scenes with markers)."""
+    markers = detect_markers(image_bgr)
     try:
-        by_markers = find_board_by_markers(image_bgr, grid, cfg)
+        found = locate.find_board(image_bgr, grid, cfg)
     except VisionError:
-        by_markers = None
-    return by_markers if by_markers is not None else locate.find_board(image_bgr, grid, cfg)
+        try:
+            by_markers = find_board_by_markers(image_bgr, grid, cfg, markers)
+        except VisionError:
+            by_markers = None
+        if by_markers is None:
+            raise
+        return by_markers
+    seen = _centres(markers)
+    if seen is None:
+        return found
+    named = _nearest_order(found.corners_px, seen[0])
+    return FoundBoard(named, found.confidence, found.lens_k, oriented=True)
