@@ -6,8 +6,9 @@ Scenes are drawn exactly as bench/vision_eval.py draws them (same seeds, 10% on 
 board is located on every scene.  A board counts as found when all four corners, a1 first, lie
 within a quarter square of the renderer's ground truth (vision_eval's rule).  Prints the found
 rate, the reasons of the misses, and the CPU time of one locate on one thread (median and 95th
-percentile).  With --markers the boards carry ArUco markers on a wider frame and are looked
-for by them first (vision.markers); it also prints how many were found by them.
+percentile).  With --markers the boards carry ArUco markers on a wider frame, which name a1
+and find the board where its squares alone do not (vision.markers); it also prints how many
+were named by them.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def main() -> int:
     print(f"misses by reason: {dict(why)}")
     if a.markers:
         by = sum(bool(r.get("by_markers")) for r in results)
-        print(f"found by the markers: {by} of {len(results)} (the rest by the squares alone)")
+        print(f"named by the markers: {by} of {len(results)} (the rest too few in view)")
     print(f"locate CPU time (one thread): median {1000 * statistics.median(times):.0f} ms, "
           f"95th percentile {1000 * times[int(0.95 * (len(times) - 1))]:.0f} ms")
     errs = [float(r["err_sq"]) for r in results if r["found"]]  # type: ignore[arg-type]
