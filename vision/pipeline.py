@@ -159,7 +159,7 @@ class BoardObserver:
             and self.calibration.board is not None
         self._auto = self.fixed_corners is None and (self.calibration is None
                                                      or self.calibration.board is None)
-        # (A board found by its markers has a1 where they say: not turned by the pieces.)
+        # (A board named by its markers has a1 where they say: not turned by the pieces.)
         self._by_markers = self._auto and oriented
         return located
 
@@ -265,8 +265,8 @@ class BoardObserver:
             self._auto = False
             # Nor need the game be played on the dark squares (see vision.parity): a quarter
             # turn of the corners makes the other colour's squares the playable ones.
-            # (A board found by its markers has a1 where they say, on a dark corner; were it
-            # light, they would not be laid out as vision.markers reads them.)
+            # (A board named by its markers has a1 where they say, on a dark corner; were it
+            # light, they are not laid out as vision.markers reads them, and the pieces say.)
             if played_on_the_other_colour(image, located.pose.corners_px, self.grid):
                 located = self._plan(located.pose.corners_px[[1, 2, 3, 0]],
                                      located.confidence, image.shape[1::-1], located.pose.lens_k)
