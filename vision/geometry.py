@@ -144,6 +144,16 @@ def _side_px(corners: np.ndarray) -> float:
     return float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
 
 
+def nearest_order(corners_px: np.ndarray, targets_px: np.ndarray) -> np.ndarray:
+    """Of the eight orders that go round a grid's four corners (4, 2) and keep its square
+    pattern (four turns, each either way round), the one whose corners lie nearest
+    `targets_px` (4, 2), corner by corner."""
+    c = np.asarray(corners_px, np.float64)
+    orders = [np.roll(c, k, axis=0) for k in range(4)]
+    orders += [o[::-1] for o in orders]
+    return min(orders, key=lambda o: float(np.linalg.norm(o - targets_px, axis=1).sum()))
+
+
 # A photo cropped to the board's grid puts its outer corners on the image's edge, a rounding
 # past the last pixel's centre (a pixel or two; si3p-mat.jpg and fhgr-board-v2.jpg so cropped
 # were refused as partly out of view, and read whole with a pixel more kept).  A corner this

@@ -22,7 +22,7 @@ import numpy as np
 from vision import locate
 from vision.config import VisionConfig
 from vision.errors import BoardNotFound, BoardOutOfView, VisionError
-from vision.geometry import outside_image
+from vision.geometry import nearest_order, outside_image
 from vision.locate import FoundBoard, refine_corners
 
 DICTIONARY = cv2.aruco.DICT_4X4_50
@@ -69,14 +69,6 @@ def _centres(markers: dict[int, np.ndarray]) -> tuple[np.ndarray, list[int]] | N
     return centres, missing
 
 
-def _nearest_order(corners: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """Of the orders that go round the grid's corners, the one with each nearest its
-    marker."""
-    orders = [np.roll(corners, k, axis=0) for k in range(4)]
-    orders += [o[::-1] for o in orders]
-    return min(orders, key=lambda o: float(np.linalg.norm(o - centres, axis=1).sum()))
-
-
 def find_board_by_markers(image_bgr: np.ndarray, grid: int, cfg: VisionConfig,
                           markers: dict[int, np.ndarray] | None = None) -> FoundBoard | None:
     """The board's outer grid corners (a1, h1, h8, a8), found between its markers
@@ -109,7 +101,7 @@ def find_board_by_markers(image_bgr: np.ndarray, grid: int, cfg: VisionConfig,
                             "give --corners") from None
     back = cv2.perspectiveTransform(found.corners_px.reshape(-1, 1, 2).astype(np.float64),
                                     np.linalg.inv(to_view)).reshape(4, 2)
-    corners = _nearest_order(back, centres)
+    corners = nearest_order(back, centres)
     h, w = image_bgr.shape[:2]
     if outside_image(corners, (w, h)).any():
         raise BoardOutOfView("board partly out of view: its outer corners fall outside the "
@@ -156,5 +148,5 @@ def find_board_any(image_bgr: np.ndarray, grid: int, cfg: VisionConfig) -> Found
     seen = _centres(markers)
     if seen is None:
         return found
-    named = _nearest_order(found.corners_px, seen[0])
+    named = nearest_order(found.corners_px, seen[0])
     return FoundBoard(named, found.confidence, found.lens_k, oriented=True)

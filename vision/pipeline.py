@@ -19,7 +19,7 @@ from game.geometry import geometry
 from game.variants import Variant, find_variant
 from vision.config import PieceGeometry, VisionConfig
 from vision.errors import BoardOutOfView, CalibrationMismatch, CornersNotABoard, VisionError
-from vision.geometry import BoardPose, outside_image, pose_from_corners
+from vision.geometry import BoardPose, nearest_order, outside_image, pose_from_corners
 from vision.grid_check import CornerPixels, GridFit, grid_fit
 from vision.observation import BoardObservation
 from vision.parity import played_on_the_other_colour
@@ -232,11 +232,7 @@ class BoardObserver:
 
         try:
             found = find_board_any(image, self.grid, self.cfg)
-            c = np.asarray(found.corners_px, np.float64)
-            orders = [np.roll(c, k, axis=0) for k in range(4)]
-            orders += [o[::-1] for o in orders]
-            best = min(orders, key=lambda o: float(np.linalg.norm(o - old.pose.corners_px,
-                                                                   axis=1).sum()))
+            best = nearest_order(found.corners_px, old.pose.corners_px)
             return self._plan(best, found.confidence, image.shape[1::-1], found.lens_k)
         except VisionError:
             return None

@@ -17,6 +17,7 @@ from game.variants import find_variant
 from sim.render import Frame, render
 from sim.scene import sample_scene, sample_world, with_camera
 from sim.world import TableSpec
+from tests.vision.test_locate import _error_squares
 from vision.config import VisionConfig
 from vision.locate import find_board
 from vision.markers import find_board_by_markers
@@ -40,11 +41,6 @@ def _empty_board(seed: int, markers: bool, **camera: object) -> Frame:
     return render(world, scene, variant, seed=seed)
 
 
-def _error_squares(found: np.ndarray, frame: Frame) -> float:
-    side = np.linalg.norm(frame.corners_px[0] - frame.corners_px[1]) / 8
-    return float(np.max(np.linalg.norm(found - frame.corners_px, axis=1)) / side)
-
-
 @pytest.mark.parametrize("seed", [21, 22, 23])
 def test_an_empty_board_seen_from_blacks_side_is_named_by_its_markers(seed):
     """No piece says where White sits, and the grid alone is the same turned half round: the
@@ -52,7 +48,7 @@ def test_an_empty_board_seen_from_blacks_side_is_named_by_its_markers(seed):
     frame = _empty_board(seed, markers=True)
     assert frame.fully_visible
     obs = BoardObserver("brazilian").observe(frame.image)
-    assert _error_squares(np.array(obs.corners_px), frame) < 0.05
+    assert _error_squares(np.array(obs.corners_px), frame, 8) < 0.05
     assert all(label == "empty" for label in obs.labels().values())
 
 
