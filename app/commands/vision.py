@@ -10,13 +10,22 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.camera import CameraIntrinsics
 from calibration.store import (
     BoardCalibration,
     Calibration,
     load_calibration,
     replace_section,
     save_calibration,
+)
+from calibration.targets import (
+    Charuco,
+    Chessboard,
+    TargetError,
+    charuco_image,
+    find_target,
+    intrinsics_from_views,
+    parse_size,
+    square_printed_mm,
 )
 from game.variants import Variant, find_variant
 from vision.annotate import annotate
@@ -29,6 +38,9 @@ from vision.sources import IMAGE_SUFFIXES, has_colour, read_image
 DEFAULT_VARIANT = "brazilian"
 # Without --variant, a board that is not 8x8 is read as the usual 10x10 game.
 VARIANT_OF_GRID = {8: "brazilian", 10: "international"}
+# A ChArUco marker's side, as a share of its square's, unless told (as `damas calibrate target`
+# prints it).
+DEFAULT_MARKER_SHARE = 0.75
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -47,13 +59,34 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def register_calibrate(calib_sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    c = calib_sub.add_parser("camera", help="camera intrinsics from images of a printed chessboard")
+    c = calib_sub.add_parser(
+        "camera", help="camera intrinsics from photos of a printed chessboard or ChArUco board")
     c.add_argument("images", nargs="+", metavar="IMAGE",
-                   help="photos of the chessboard, or a folder of them")
+                   help="photos of the target, or a folder of them")
     c.add_argument("--pattern", default="9x6", help="inner corners of the chessboard, e.g. 9x6")
-    c.add_argument("--square-mm", type=float, default=25.0)
+    c.add_argument("--charuco", default=None, metavar="COLSxROWS",
+                   help="a ChArUco board of this many squares (e.g. 7x5) instead of a chessboard: "
+                        "photos showing only part of it count (see `damas calibrate target`)")
+    c.add_argument("--square-mm", type=float, default=None,
+                   help="side of one printed square, in mm (default 25; a ChArUco board 30)")
+    c.add_argument("--marker-mm", type=float, default=None,
+                   help="side of one ChArUco marker, in mm (default 0.75 of the square)")
+    c.add_argument("--dictionary", default="DICT_4X4_50",
+                   help="the ChArUco markers' OpenCV dictionary (default DICT_4X4_50)")
     c.add_argument("--output", default="calibration.json")
     c.set_defaults(func=cmd_calibrate_camera)
+
+    t = calib_sub.add_parser("target", help="write a ChArUco board to print, for `damas "
+                                            "calibrate camera --charuco`")
+    t.add_argument("output", metavar="OUT.png")
+    t.add_argument("--charuco", default="7x5", metavar="COLSxROWS",
+                   help="squares across and down (default 7x5: 210 x 150 mm, on A4)")
+    t.add_argument("--square-mm", type=float, default=30.0)
+    t.add_argument("--marker-mm", type=float, default=None,
+                   help="side of one marker, in mm (default 0.75 of the square)")
+    t.add_argument("--dictionary", default="DICT_4X4_50")
+    t.add_argument("--dpi", type=float, default=300.0, help="printer pixels per inch (default 300)")
+    t.set_defaults(func=cmd_calibrate_target)
 
     b = calib_sub.add_parser("board", help="locate the board once (fixed camera)")
     b.add_argument("image", metavar="IMAGE")
@@ -241,18 +274,39 @@ def _image_files(paths: list[str]) -> list[str]:
     return files
 
 
-def cmd_calibrate_camera(args: argparse.Namespace) -> int:
+def _target(args: argparse.Namespace) -> Chessboard | Charuco:
+    """The calibration target the flags describe; a bad value is named by its flag."""
+    size_flag = "--pattern" if args.charuco is None else "--charuco"
     try:
-        cols, rows = (int(v) for v in args.pattern.lower().split("x"))
-    except ValueError:
-        raise ValueError(f"--pattern {args.pattern!r}: expected e.g. 9x6") from None
-    if cols < 2 or rows < 2:
-        raise ValueError(f"--pattern {args.pattern!r}: a chessboard has at least 2x2 inner corners")
-    if not args.square_mm > 0:
-        raise ValueError(f"--square-mm {args.square_mm}: the printed squares' side, in mm (> 0)")
-    obj = np.zeros((rows * cols, 3), np.float32)
-    obj[:, :2] = np.mgrid[0:cols, 0:rows].T.reshape(-1, 2) * args.square_mm
-    obj_pts, img_pts = [], []
+        if args.charuco is None:
+            cols, rows = parse_size(args.pattern, size_flag)
+            return Chessboard(cols, rows, 25.0 if args.square_mm is None else args.square_mm)
+        return _charuco(args, 30.0)
+    except TargetError as e:
+        raise ValueError(_flagged(e, args, size_flag)) from None
+
+
+def _charuco(args: argparse.Namespace, default_square_mm: float) -> Charuco:
+    cols, rows = parse_size(args.charuco, "--charuco")
+    square = default_square_mm if args.square_mm is None else args.square_mm
+    marker = DEFAULT_MARKER_SHARE * square if args.marker_mm is None else args.marker_mm
+    return Charuco(cols, rows, square, marker, args.dictionary)
+
+
+def _flagged(e: TargetError, args: argparse.Namespace, size_flag: str) -> str:
+    """The error, led by the flag and value at fault (unless it already names them)."""
+    flag, value = {"size": (size_flag, args.charuco or args.pattern),
+                   "square_mm": ("--square-mm", args.square_mm),
+                   "marker_mm": ("--marker-mm", args.marker_mm),
+                   "dictionary": ("--dictionary", args.dictionary),
+                   "dpi": ("--dpi", getattr(args, "dpi", None))}[e.field]
+    text = str(e)
+    return text if text.startswith("--") else f"{flag} {value}: {text}"
+
+
+def cmd_calibrate_camera(args: argparse.Namespace) -> int:
+    target = _target(args)
+    views = []
     size = None
     files = _image_files(args.images)
     for i, path in enumerate(files, 1):
@@ -261,24 +315,45 @@ def cmd_calibrate_camera(args: argparse.Namespace) -> int:
             raise ValueError(f"{path!r} is {gray.shape[1]}x{gray.shape[0]} px, the images "
                              f"before it {size[0]}x{size[1]}: one camera at one resolution")
         size = gray.shape[::-1]
-        ok, corners = cv2.findChessboardCornersSB(gray, (cols, rows), flags=cv2.CALIB_CB_ACCURACY)
-        if ok:
-            obj_pts.append(obj)
-            img_pts.append(corners)
+        found = find_target(gray, target)
+        if found is not None:
+            views.append(found)
         # (Finding the pattern takes a second or so per photo: say how far it has got.)
-        print(f"[{i}/{len(files)}] {path}: {'chessboard found' if ok else 'no chessboard'}",
-              file=sys.stderr, flush=True)
-    if len(obj_pts) < 3 or size is None:
-        raise ValueError(f"the {cols}x{rows} chessboard was found in {len(obj_pts)} image(s); "
-                         f"need at least 3")
-    # (k3 fixed at 0: a handful of photos cannot pin a sixth-order term, which then bends the
-    # image edges; k1, k2 describe ordinary lenses well.)
-    rms, k, dist, _, _ = cv2.calibrateCamera(obj_pts, img_pts, size, None, None,
-                                             flags=cv2.CALIB_FIX_K3)
-    cam = CameraIntrinsics(size[0], size[1], float(k[0, 0]), float(k[1, 1]), float(k[0, 2]),
-                           float(k[1, 2]), tuple(float(v) for v in dist.ravel()[:5]), float(rms))
+        what = ("chessboard found" if isinstance(target, Chessboard)
+                else f"ChArUco board found ({len(found[0])} corners)") if found is not None \
+            else f"no {'chessboard' if isinstance(target, Chessboard) else 'ChArUco board'}"
+        print(f"[{i}/{len(files)}] {path}: {what}", file=sys.stderr, flush=True)
+    if len(views) < 3 or size is None:
+        raise ValueError(f"the {target.name} was found in {len(views)} image(s); need at least 3"
+                         + ("" if isinstance(target, Chessboard) or views else
+                            f" (are its squares {target.cols}x{target.rows} and its markers "
+                            f"from {target.dictionary}?)"))
+    cam = intrinsics_from_views(views, size)
     out = Path(args.output)
     cal = load_calibration(out) if out.exists() else Calibration()
     save_calibration(replace_section(cal, camera=cam), out)
-    print(f"camera saved to {out} (rms {rms:.2f} px from {len(obj_pts)} images)")
+    print(f"camera saved to {out} (rms {cam.rms_px:.2f} px from {len(views)} images)")
+    return 0
+
+
+def cmd_calibrate_target(args: argparse.Namespace) -> int:
+    try:
+        target = _charuco(args, args.square_mm)
+        image = charuco_image(target, args.dpi)
+    except TargetError as e:
+        raise ValueError(_flagged(e, args, "--charuco")) from None
+    out = Path(args.output)
+    if out.suffix.lower() not in (".png", ".tif", ".tiff", ".bmp"):
+        raise ValueError(f"{args.output!r}: write the target as .png (a lossless image prints "
+                         f"its edges sharp)")
+    if not cv2.imwrite(str(out), image):
+        raise OSError(f"cannot write {args.output!r}")
+    square = square_printed_mm(target, args.dpi)
+    print(f"{target.name} written to {out}: print it at 100% scale ({args.dpi:g} dpi), flat; "
+          f"its squares are then {square:.2f} mm and the board {target.cols * square:.0f} x "
+          f"{target.rows * square:.0f} mm.  Measure a square after printing and pass "
+          f"--square-mm and --marker-mm if they differ.")
+    print(f"then: damas calibrate camera PHOTOS... --charuco {target.cols}x{target.rows} "
+          f"--square-mm {target.square_mm:g} --marker-mm {target.marker_mm:g}"
+          + ("" if args.dictionary == "DICT_4X4_50" else f" --dictionary {args.dictionary}"))
     return 0
