@@ -150,3 +150,32 @@ def find_board_any(image_bgr: np.ndarray, grid: int, cfg: VisionConfig) -> Found
         return found
     named = nearest_order(found.corners_px, seen[0])
     return FoundBoard(named, found.confidence, found.lens_k, oriented=True)
+
+
+CORNER_NAMES = ("a1", "h1", "h8", "a8")  # (the corners' order, as ID_AT_CORNER)
+
+
+def marker_sheet(marker_mm: float = 30.0, dpi: float = 300.0) -> np.ndarray:
+    """The four markers to print, cut out and stick beyond the grid's corners (grey image at
+    `dpi` pixels per inch): each `marker_mm` wide at 100 % scale, within a white margin a
+    quarter of its side (the quiet zone a detector needs), labelled with its id and the
+    corner it goes beyond, as on the sheet a board is printed on: 0 top left, beyond a8."""
+    if not marker_mm > 0 or not dpi > 0:
+        raise ValueError(f"markers of {marker_mm} mm at {dpi} dpi: both must be > 0")
+    side = max(8, round(marker_mm * dpi / 25.4))
+    quiet = side // 4
+    label = max(20, side // 5)
+    cell_w, cell_h = side + 2 * quiet, side + 2 * quiet + label
+    sheet = np.full((2 * cell_h, 2 * cell_w), 255, np.uint8)
+    dictionary = cv2.aruco.getPredefinedDictionary(DICTIONARY)
+    # (Laid out as they go round the board seen from White's side: a8 and h8 above.)
+    for corner, (row, col) in zip(CORNER_NAMES, ((1, 0), (1, 1), (0, 1), (0, 0)), strict=True):
+        marker_id = ID_AT_CORNER[CORNER_NAMES.index(corner)]
+        x0, y0 = col * cell_w + quiet, row * cell_h + quiet
+        sheet[y0:y0 + side, x0:x0 + side] = cv2.aruco.generateImageMarker(dictionary, marker_id,
+                                                                          side)
+        text = f"{marker_id}: beyond {corner}"
+        scale = label / 40.0
+        cv2.putText(sheet, text, (x0, y0 + side + int(0.8 * label)), cv2.FONT_HERSHEY_SIMPLEX,
+                    scale, 0, max(1, label // 12), cv2.LINE_AA)
+    return sheet

@@ -31,6 +31,7 @@ from game.variants import Variant, find_variant
 from vision.annotate import annotate
 from vision.config import PieceGeometry, VisionConfig
 from vision.errors import BoardNotFound
+from vision.markers import marker_sheet
 from vision.observation import BoardObservation
 from vision.pipeline import BoardObserver
 from vision.sources import IMAGE_SUFFIXES, has_colour, read_image
@@ -77,8 +78,12 @@ def register_calibrate(calib_sub: argparse._SubParsersAction) -> None:  # type: 
     c.set_defaults(func=cmd_calibrate_camera)
 
     t = calib_sub.add_parser("target", help="write a ChArUco board to print, for `damas "
-                                            "calibrate camera --charuco`")
+                                            "calibrate camera --charuco`; or the board's corner "
+                                            "markers (--board-markers)")
     t.add_argument("output", metavar="OUT.png")
+    t.add_argument("--board-markers", action="store_true",
+                   help="instead, the four ArUco markers a board may carry beyond its grid's "
+                        "corners (found and named by them; --marker-mm default 30)")
     t.add_argument("--charuco", default="7x5", metavar="COLSxROWS",
                    help="squares across and down (default 7x5: 210 x 150 mm, on A4)")
     t.add_argument("--square-mm", type=float, default=30.0)
@@ -274,6 +279,19 @@ def _image_files(paths: list[str]) -> list[str]:
     return files
 
 
+def _write_board_markers(args: argparse.Namespace, out: Path) -> int:
+    marker_mm = 30.0 if args.marker_mm is None else args.marker_mm
+    if not marker_mm > 0 or not args.dpi > 0:
+        raise ValueError(f"--marker-mm {marker_mm:g} --dpi {args.dpi:g}: both must be > 0")
+    if not cv2.imwrite(str(out), marker_sheet(marker_mm, args.dpi)):
+        raise OSError(f"cannot write {args.output!r}")
+    print(f"the board's four markers written to {out}: print at 100% scale ({args.dpi:g} dpi), "
+          f"cut each out with its white margin and stick it just beyond the grid's corner its "
+          f"label names (0 beyond a8, 1 beyond h8, 2 beyond h1, 3 beyond a1), flat and square "
+          f"to the board's edges; damas detect then finds and names the board by them")
+    return 0
+
+
 def _target(args: argparse.Namespace) -> Chessboard | Charuco:
     """The calibration target the flags describe; a bad value is named by its flag."""
     size_flag = "--pattern" if args.charuco is None else "--charuco"
@@ -337,15 +355,17 @@ def cmd_calibrate_camera(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate_target(args: argparse.Namespace) -> int:
+    out = Path(args.output)
+    if out.suffix.lower() not in (".png", ".tif", ".tiff", ".bmp"):
+        raise ValueError(f"{args.output!r}: write the target as .png (a lossless image prints "
+                         f"its edges sharp)")
+    if args.board_markers:
+        return _write_board_markers(args, out)
     try:
         target = _charuco(args, args.square_mm)
         image = charuco_image(target, args.dpi)
     except TargetError as e:
         raise ValueError(_flagged(e, args, "--charuco")) from None
-    out = Path(args.output)
-    if out.suffix.lower() not in (".png", ".tif", ".tiff", ".bmp"):
-        raise ValueError(f"{args.output!r}: write the target as .png (a lossless image prints "
-                         f"its edges sharp)")
     if not cv2.imwrite(str(out), image):
         raise OSError(f"cannot write {args.output!r}")
     square = square_printed_mm(target, args.dpi)

@@ -91,3 +91,50 @@ def test_the_photographed_board_with_markers_is_found_by_them(quality):
     wrong = [name for name, got in obs.labels().items()
              if got != NAMES.get(item["squares"].get(name, ""), "empty")]
     assert wrong == []
+
+
+def test_the_printed_markers_stuck_beyond_the_corners_name_the_board(tmp_path, capsys):
+    """`damas calibrate target --board-markers` prints the four markers; each, cut out and put
+    beyond the corner its label names, on a board seen from Black's side that carries none,
+    names the board right (the grid alone finds it half turned: the test above)."""
+    from app.cli import main
+    from vision.markers import ID_AT_CORNER, detect_markers
+
+    sheet_path = tmp_path / "markers.png"
+    assert main(["calibrate", "target", str(sheet_path), "--board-markers", "--marker-mm", "20",
+                 "--dpi", "150"]) == 0
+    assert "0 beyond a8" in capsys.readouterr().out
+    sheet = cv2.imread(str(sheet_path))
+    on_sheet = detect_markers(sheet)
+    assert sorted(on_sheet) == [0, 1, 2, 3]
+    # 20 mm at 150 dots per inch: 118 px a side (the detector's corners a pixel in).
+    sides = [np.linalg.norm(q[1] - q[0]) for q in on_sheet.values()]
+    assert min(sides) > 116 and max(sides) < 119
+    frame = _empty_board(21, markers=False)
+    image = frame.image.copy()
+    plane = np.array([[0, 0], [8, 0], [8, 8], [0, 8]], np.float64)
+    to_image, _ = cv2.findHomography(plane, np.asarray(frame.corners_px, np.float64))
+    for (cx, cy), marker_id in zip(plane, ID_AT_CORNER, strict=True):
+        # Beyond the corner along the diagonal, 30 mm wide with its margin (the frame is 45).
+        ox, oy = np.sign(cx - 4) * 0.6, np.sign(cy - 4) * 0.6
+        r = 0.375
+        quad = np.array([[cx + ox - r, cy + oy - r], [cx + ox + r, cy + oy - r],
+                         [cx + ox + r, cy + oy + r], [cx + ox - r, cy + oy + r]])
+        # (The sheet's marker, its white margin kept, mapped onto that quad of the board;
+        # printed as seen from White's side: its top edge towards the 8th rank.)
+        q = on_sheet[marker_id]
+        margin = 0.25 * (q[1] - q[0])
+        down = 0.25 * (q[3] - q[0])
+        src = np.array([q[0] - margin - down, q[1] + margin - down, q[2] + margin + down,
+                        q[3] - margin + down], np.float32)
+        dst = cv2.perspectiveTransform(quad[[3, 2, 1, 0]][None], to_image)[0].astype(np.float32)
+        warp = cv2.getPerspectiveTransform(src, dst)
+        h, w = image.shape[:2]
+        patch = cv2.warpPerspective(sheet, warp, (w, h), flags=cv2.INTER_AREA)
+        cut = np.zeros(sheet.shape[:2], np.uint8)
+        cv2.fillConvexPoly(cut, np.round(src).astype(np.int32), 255)
+        mask = cv2.warpPerspective(cut, warp, (w, h))
+        image[mask > 128] = patch[mask > 128]
+    obs = BoardObserver("brazilian").observe(image)
+    assert _error_squares(np.array(obs.corners_px), frame, 8) < 0.05
+    assert all(label == "empty" for label in obs.labels().values())
