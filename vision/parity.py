@@ -28,6 +28,34 @@ _CORNERS = np.array([(0.12, 0.12), (0.88, 0.12), (0.88, 0.88), (0.12, 0.88)])
 _SHADES = (0.4, 1.6)
 
 
+def _box_blurred_between(image_bgr: np.ndarray, xy: np.ndarray) -> np.ndarray:
+    """Colours (N, 3, float32) of the image smoothed over 3x3 pixels, read between pixels at
+    the points xy (N, 2, inside the image) as `cv2.remap` reads them (bilinear).  Only the
+    part of the image round the points is smoothed, and kept in bytes: the whole of a
+    48-megapixel photo smoothed as floats took 700 MB."""
+    h, w = image_bgr.shape[:2]
+    margin = 3  # (a smoothed pixel read is this far inside the part: smoothed as in the whole)
+    x0 = max(int(np.floor(xy[:, 0].min())) - margin, 0)
+    y0 = max(int(np.floor(xy[:, 1].min())) - margin, 0)
+    x1 = min(int(np.ceil(xy[:, 0].max())) + margin + 1, w)
+    y1 = min(int(np.ceil(xy[:, 1].max())) + margin + 1, h)
+    part = cv2.blur(image_bgr[y0:y1, x0:x1], (3, 3))
+    ph, pw = part.shape[:2]
+    local = xy.astype(np.float32) - np.array([x0, y0], np.float32)
+    whole = np.floor(local)
+    ix, iy = whole[:, 0].astype(np.intp), whole[:, 1].astype(np.intp)
+    fx, fy = (local - whole)[:, :1], (local - whole)[:, 1:]
+
+    def px(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        inside = (x < pw) & (y < ph)  # (past the image's last pixel: 0, weighed 0)
+        return np.where(inside[:, None], part[np.minimum(y, ph - 1), np.minimum(x, pw - 1)],
+                        0).astype(np.float32)
+
+    top = px(ix, iy) * (1 - fx) + px(ix + 1, iy) * fx
+    bottom = px(ix, iy + 1) * (1 - fx) + px(ix + 1, iy + 1) * fx
+    return top * (1 - fy) + bottom * fy
+
+
 def occupied_by_parity(image_bgr: np.ndarray, corners_px: np.ndarray, grid: int,
                        ) -> tuple[int, int]:
     """(squares that look occupied among those of a1's colour, among the others) for the board
@@ -35,19 +63,19 @@ def occupied_by_parity(image_bgr: np.ndarray, corners_px: np.ndarray, grid: int,
     outer = np.array([[0.0, 0.0], [grid, 0.0], [grid, grid], [0.0, grid]], np.float32)
     hom = cv2.getPerspectiveTransform(outer, np.asarray(corners_px, np.float32).reshape(4, 2))
     cells = np.array([(i, j) for j in range(grid) for i in range(grid)], np.float64)
-    bgr = cv2.blur(image_bgr, (3, 3)).astype(np.float32)
+    h, w = image_bgr.shape[:2]
 
-    def colours(offsets: np.ndarray) -> np.ndarray:
+    def points(offsets: np.ndarray) -> np.ndarray:
         uv = (cells[:, None, :] + offsets[None]).reshape(-1, 1, 2)
         xy = cv2.perspectiveTransform(uv, hom).reshape(-1, 2).astype(np.float32)
-        h, w = bgr.shape[:2]
         xy[:, 0] = np.clip(xy[:, 0], 0, w - 1)
         xy[:, 1] = np.clip(xy[:, 1], 0, h - 1)
-        got = cv2.remap(bgr, xy[:, 0].reshape(1, -1), xy[:, 1].reshape(1, -1), cv2.INTER_LINEAR)
-        return got.reshape(len(cells), len(offsets), 3)
+        return xy
 
-    middle = np.median(colours(_MIDDLE), axis=1)
-    bare = np.median(colours(_CORNERS), axis=1)
+    xy_middle, xy_corners = points(_MIDDLE), points(_CORNERS)
+    got = _box_blurred_between(image_bgr, np.vstack([xy_middle, xy_corners]))
+    middle = np.median(got[:len(xy_middle)].reshape(len(cells), len(_MIDDLE), 3), axis=1)
+    bare = np.median(got[len(xy_middle):].reshape(len(cells), len(_CORNERS), 3), axis=1)
     differ = _ray_distance(middle, bare, *_SHADES)  # (BGR: a shade is a multiple)
     dark = (cells.sum(axis=1) % 2) == 0  # a1's colour
     contrast = float(np.linalg.norm(np.median(bare[dark], axis=0)

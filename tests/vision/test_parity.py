@@ -48,3 +48,33 @@ def test_a_board_played_on_the_dark_squares_is_not_turned(seed):
     degrees (reading the light squares as playable found pieces there in each)."""
     frame, variant = evaluation_frame(seed)
     assert not played_on_the_other_colour(frame.image, frame.corners_px, variant.width)
+
+
+def test_the_colours_are_read_as_from_the_whole_image_smoothed_and_a_large_photo_is_not_copied():
+    """The parity test reads a few hundred smoothed colours between pixels: as OpenCV reads
+    them from the whole image box-blurred and converted to floats (the reference), without
+    making that copy (a 48-megapixel photo took 700 MB for it)."""
+    import tracemalloc
+
+    import cv2
+
+    from vision.parity import _box_blurred_between
+
+    rng = np.random.default_rng(3)
+    image = rng.integers(0, 256, (3000, 4000, 3)).astype(np.uint8)
+    image = cv2.GaussianBlur(image, (0, 0), 3)  # (texture on the scale of a few pixels)
+    h, w = image.shape[:2]
+    xy = np.column_stack([rng.uniform(0, w - 1, 500), rng.uniform(0, h - 1, 500)])
+    xy = np.vstack([xy, [[0, 0], [w - 1, h - 1], [0, h - 1], [w - 1, 0]]]).astype(np.float32)
+    whole = cv2.blur(image, (3, 3)).astype(np.float32)
+    want = cv2.remap(whole, xy[:, 0].reshape(1, -1), xy[:, 1].reshape(1, -1),
+                     cv2.INTER_LINEAR).reshape(-1, 3)
+    del whole
+    tracemalloc.start()
+    try:
+        got = _box_blurred_between(image, xy)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert np.abs(got - want).max() < 1e-3
+    assert peak < 1.5 * image.nbytes  # (the float copy alone is four times the image)
