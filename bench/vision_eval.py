@@ -1,7 +1,7 @@
 """Evaluate the vision pipeline on rendered scenes whose ground truth the renderer knows.
 
 Usage: python bench/vision_eval.py [--scenes 2000] [--seed 1] [--workers 2] [--locate-every 10]
-                                   [--dump DIR] [--dump-worst 12] [--camouflaged]
+                                   [--dump DIR] [--dump-worst 12] [--camouflaged] [--grey]
 Each scene draws a camera (tilt 0-50 deg, distortion), board and piece styles, light, glare,
 hard shadows, off-centre pieces and sometimes a hand.  The pipeline gets the fixed camera's
 calibration (intrinsics and the board's corners, as `damas calibrate` would store them);
@@ -11,7 +11,9 @@ and the errors broken down by kind (empty read as a piece, a piece missed, colou
 man/king, a covered square not reported, a visible square reported covered) and by scene
 condition (glare, hard shadow, hand, tilt, board and piece style), so the dominant causes show.
 `--camouflaged` draws the darker set in the colour of the squares it stands on (black men on a
-black-and-white board's black squares), which the default scenes leave out.
+black-and-white board's black squares), which the default scenes leave out.  `--grey` reads
+each scene as a monochrome camera (or a greyscale photo) shows it: the colour models then see
+every grey as a shade of every other (`damas detect` says so), and this measures what is left.
 `--dump DIR` writes the worst scenes as annotated PNGs: the pipeline's reading drawn as by
 `damas detect --annotate`, every wrong square boxed in red with its true label.
 """
@@ -137,10 +139,13 @@ def truth_pairs(frame: Frame, obs: BoardObservation) -> list[tuple[str, str, int
     return pairs
 
 
-def one(args: tuple[int, bool, bool]) -> dict[str, object]:
-    seed, try_locate, camouflaged = args
+def one(args: tuple[int, bool, bool, bool]) -> dict[str, object]:
+    seed, try_locate, camouflaged, grey = args
     cv2.setNumThreads(1)
     frame, scene, variant = build(seed, camouflaged)
+    if grey:
+        frame = replace(frame, image=cv2.cvtColor(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY),
+                                                  cv2.COLOR_GRAY2BGR))
     t0 = time.perf_counter()
     obs = read(frame, variant)
     elapsed = time.perf_counter() - t0
@@ -201,6 +206,8 @@ def main() -> int:
     ap.add_argument("--locate-every", type=int, default=10)
     ap.add_argument("--camouflaged", action="store_true",
                     help="the darker set the colour of its squares (black men on black squares)")
+    ap.add_argument("--grey", action="store_true",
+                    help="each scene read as a monochrome camera would see it (no colour)")
     ap.add_argument("--dump", type=Path, default=None, help="folder for the worst scenes' PNGs")
     ap.add_argument("--dump-worst", type=int, default=12)
     ap.add_argument("--ignore", default="man/king",
@@ -214,7 +221,7 @@ def main() -> int:
         return 0
     t0 = time.perf_counter()
     jobs = [(a.seed * 1_000_003 + i, a.locate_every > 0 and i % a.locate_every == 0,
-             a.camouflaged) for i in range(a.scenes)]
+             a.camouflaged, a.grey) for i in range(a.scenes)]
     with ProcessPoolExecutor(a.workers) as ex:
         results = list(ex.map(one, jobs, chunksize=8))
     conf: Counter[tuple[str, str]] = Counter()

@@ -160,8 +160,19 @@ def find_target(gray: np.ndarray, target: Chessboard | Charuco,
     return find_chessboard(gray, target)
 
 
-def intrinsics_from_views(views: list[tuple[np.ndarray, np.ndarray]], size: tuple[int, int],
-                          ) -> CameraIntrinsics:
+@dataclass(frozen=True)
+class CalibrationResult:
+    """The camera found, with what says how far to trust it: each photo's reprojection error
+    (px, in the photos' order) and the share of the image the target's points covered in all
+    the photos together (a lens is measured only where the target was seen)."""
+
+    camera: CameraIntrinsics
+    view_rms_px: tuple[float, ...]
+    coverage: float
+
+
+def calibrate_views(views: list[tuple[np.ndarray, np.ndarray]], size: tuple[int, int],
+                    ) -> CalibrationResult:
     """The camera (pinhole, k1 k2 p1 p2 radial and tangential terms) that best explains the
     target's points in every view; `size` is the photos' (width, height)."""
     import cv2
@@ -170,9 +181,25 @@ def intrinsics_from_views(views: list[tuple[np.ndarray, np.ndarray]], size: tupl
     img = [i.reshape(-1, 1, 2).astype(np.float32) for _, i in views]
     # (k3 fixed at 0: a handful of photos cannot pin a sixth-order term, which then bends the
     # image edges; k1, k2 describe ordinary lenses well.)
-    rms, k, dist, _, _ = cv2.calibrateCamera(obj, img, size, None, None, flags=cv2.CALIB_FIX_K3)
-    return CameraIntrinsics(size[0], size[1], float(k[0, 0]), float(k[1, 1]), float(k[0, 2]),
-                            float(k[1, 2]), tuple(float(v) for v in dist.ravel()[:5]), float(rms))
+    rms, k, dist, _, _, _, _, per_view = cv2.calibrateCameraExtended(
+        obj, img, size, None, None, flags=cv2.CALIB_FIX_K3)
+    camera = CameraIntrinsics(size[0], size[1], float(k[0, 0]), float(k[1, 1]), float(k[0, 2]),
+                              float(k[1, 2]), tuple(float(v) for v in dist.ravel()[:5]),
+                              float(rms))
+    return CalibrationResult(camera, tuple(float(v) for v in np.ravel(per_view)),
+                             _coverage([i for _, i in views], size))
+
+
+def _coverage(points: list[np.ndarray], size: tuple[int, int], cells: int = 8) -> float:
+    """Share of an 8 x 8 division of the image whose cells hold a target point in some photo."""
+    w, h = size
+    seen = np.zeros((cells, cells), bool)
+    for p in points:
+        p = p.reshape(-1, 2)
+        cx = np.clip((p[:, 0] / w * cells).astype(int), 0, cells - 1)
+        cy = np.clip((p[:, 1] / h * cells).astype(int), 0, cells - 1)
+        seen[cy, cx] = True
+    return float(seen.mean())
 
 
 def charuco_image(target: Charuco, dpi: float = 300.0, margin_mm: float = 10.0) -> np.ndarray:

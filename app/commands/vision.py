@@ -18,12 +18,13 @@ from calibration.store import (
     save_calibration,
 )
 from calibration.targets import (
+    CalibrationResult,
     Charuco,
     Chessboard,
     TargetError,
+    calibrate_views,
     charuco_image,
     find_target,
-    intrinsics_from_views,
     parse_size,
     square_printed_mm,
 )
@@ -325,6 +326,7 @@ def _flagged(e: TargetError, args: argparse.Namespace, size_flag: str) -> str:
 def cmd_calibrate_camera(args: argparse.Namespace) -> int:
     target = _target(args)
     views = []
+    found_in: list[bool] = []
     size = None
     files = _image_files(args.images)
     for i, path in enumerate(files, 1):
@@ -334,6 +336,7 @@ def cmd_calibrate_camera(args: argparse.Namespace) -> int:
                              f"before it {size[0]}x{size[1]}: one camera at one resolution")
         size = gray.shape[::-1]
         found = find_target(gray, target)
+        found_in.append(found is not None)
         if found is not None:
             views.append(found)
         # (Finding the pattern takes a second or so per photo: say how far it has got.)
@@ -346,12 +349,40 @@ def cmd_calibrate_camera(args: argparse.Namespace) -> int:
                          + ("" if isinstance(target, Chessboard) or views else
                             f" (are its squares {target.cols}x{target.rows} and its markers "
                             f"from {target.dictionary}?)"))
-    cam = intrinsics_from_views(views, size)
+    result = calibrate_views(views, size)
+    cam = result.camera
     out = Path(args.output)
     cal = load_calibration(out) if out.exists() else Calibration()
     save_calibration(replace_section(cal, camera=cam), out)
     print(f"camera saved to {out} (rms {cam.rms_px:.2f} px from {len(views)} images)")
+    _say_how_good(result, [f for f, v in zip(files, found_in, strict=True) if v])
     return 0
+
+
+# A calibration whose photos disagree by more than this (rms, px) is suspect; a photo whose own
+# error is this many times the median's is the likely cause.  With the target seen in under
+# half the cells of an 8 x 8 division of the image, the lens is measured only where it was.
+_SUSPECT_RMS_PX = 1.0
+_ODD_VIEW = 2.0
+_FEW_CELLS = 0.5
+
+
+def _say_how_good(result: CalibrationResult, files: list[str]) -> None:
+    """Warnings on stderr when the calibration should not be trusted as it stands."""
+    rms = result.camera.rms_px or 0.0
+    if rms > _SUSPECT_RMS_PX:
+        median = float(np.median(result.view_rms_px))
+        odd = [f"{f} ({e:.1f} px)" for f, e in zip(files, result.view_rms_px, strict=True)
+               if e > max(_ODD_VIEW * median, _SUSPECT_RMS_PX)]
+        print(f"warning: the photos disagree (rms {rms:.2f} px; a good calibration is under "
+              f"0.5): " + (f"worst {', '.join(odd)}; leave it out or take it again (blurred? "
+                           f"the target not flat? another camera or zoom?)" if odd else
+                           "is the target flat, and every photo from one camera at one zoom?"),
+              file=sys.stderr)
+    if result.coverage < _FEW_CELLS:
+        print(f"note: the target covered {100 * result.coverage:.0f}% of the image in all the "
+              f"photos together; photos with it near the image's edges and corners measure the "
+              f"lens better there", file=sys.stderr)
 
 
 def cmd_calibrate_target(args: argparse.Namespace) -> int:
