@@ -56,6 +56,11 @@ class KingConfig:
     # the piece's (a wall turned from the light is much darker than the top face).
     board_shade: tuple[float, float] = (0.5, 1.5)
     piece_shade: tuple[float, float] = (0.2, 1.6)
+    # In a picture with no colour (a monochrome camera, a greyscale photo) every grey is a
+    # shade of every other, and ranges that wide call every sample both board and piece:
+    # there the light model's correction must do, and the ranges narrow to these.
+    grey_board_shade: tuple[float, float] = (0.8, 1.25)
+    grey_piece_shade: tuple[float, float] = (0.5, 1.5)
     # Over light squares and the frame, a colour this close (0..255) to the piece's or closer
     # tells the two apart that much less (vision.kings.piece_likeness).  (Rendered scenes,
     # seeds 1, 7 and 30: 722, 248 and 392 squares misread without, 719, 245 and 385 with 40;

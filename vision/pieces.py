@@ -19,7 +19,7 @@ between the board's own dark and light squares in this very image.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -33,6 +33,7 @@ from vision.light import board_colours, fit_veil, local_light
 from vision.occlusion import covered_squares, occluded_squares
 from vision.sampling import SquareSamples
 from vision.soft_edges import settle_by_edges, soft_glare
+from vision.sources import has_colour
 from vision.stats import channel_sum, median, median_of_finite
 
 EMPTY, WHITE_MAN, BLACK_MAN, WHITE_KING, BLACK_KING, OCCLUDED = range(6)
@@ -75,6 +76,9 @@ def _sigmoid(x: np.ndarray | float) -> np.ndarray:
 # camouflage test asks the same light, VisionConfig.camouflage_one_set_light).  (A set lit and
 # shaded lies within 2% on the rendered scenes; a black set has a tenth to a fifth of a white
 # one's light.)
+# Whether a picture has colour at all is read on every this-many-th pixel each way (a few
+# thousand of a camera frame: a colour picture's noise shows in far more than a thousandth).
+_GREY_STRIDE = 16
 _SHADE_WITHIN = 0.05
 _SHADED_LIGHT = 0.45
 
@@ -635,6 +639,10 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     (for bench/vision_eval.py's diagnostics).  `known_discs` (S,), where given, is how many
     discs stand on each square (a known position): the king stage measures the discs' height
     from them (`SquareVerdicts.disc_height_sq`)."""
+    if not has_colour(image_bgr[::_GREY_STRIDE, ::_GREY_STRIDE]):
+        kc = cfg.kings
+        cfg = replace(cfg, kings=replace(kc, board_shade=kc.grey_board_shade,
+                                         piece_shade=kc.grey_piece_shade))
     img = _blurred(image_bgr, s.roi, cfg.blur_px)
     # Read only the sampled pixels as floats (converting the whole frame costs milliseconds).
     flat = _FloatGather(img.reshape(-1, 3))
