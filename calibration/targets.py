@@ -19,11 +19,13 @@ from calibration.camera import CameraIntrinsics
 # are too few to tell its pose (they may also lie on one line).
 MIN_CHARUCO_CORNERS = 6
 MM_PER_INCH = 25.4
+DEFAULT_DICTIONARY = "DICT_4X4_50"  # (the dictionary of the board's own corner markers too)
 
 
 class TargetError(ValueError):
     """A calibration target that cannot be described; `field` names the value at fault
-    ("size", "square_mm", "marker_mm" or "dictionary"), for a command line to name its flag."""
+    ("size", "square_mm", "marker_mm", "dictionary" or "dpi"), for a command line to name its
+    flag."""
 
     def __init__(self, message: str, field: str) -> None:
         super().__init__(message)
@@ -61,7 +63,7 @@ class Charuco:
     rows: int
     square_mm: float
     marker_mm: float
-    dictionary: str = "DICT_4X4_50"
+    dictionary: str = DEFAULT_DICTIONARY
 
     def __post_init__(self) -> None:
         if self.cols < 3 or self.rows < 3:
@@ -89,7 +91,7 @@ class Charuco:
 
     def board(self, legacy: bool = False):  # type: ignore[no-untyped-def]
         """OpenCV's board.  `legacy`: the layout OpenCV used before 4.6 for an even number of
-        rows (the first square of the top row white), as older generators still print it."""
+        rows (its squares' colours the other way round), as older generators still print it."""
         import cv2
 
         aruco = cv2.aruco

@@ -19,6 +19,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from calibration.targets import MM_PER_INCH
 from vision import locate
 from vision.config import VisionConfig
 from vision.errors import BoardNotFound, BoardOutOfView, VisionError
@@ -162,15 +163,15 @@ def marker_sheet(marker_mm: float = 30.0, dpi: float = 300.0) -> np.ndarray:
     corner it goes beyond, as on the sheet a board is printed on: 0 top left, beyond a8."""
     if not marker_mm > 0 or not dpi > 0:
         raise ValueError(f"markers of {marker_mm} mm at {dpi} dpi: both must be > 0")
-    side = max(8, round(marker_mm * dpi / 25.4))
+    side = max(8, round(marker_mm * dpi / MM_PER_INCH))
     quiet = side // 4
     label = max(20, side // 5)
     cell_w, cell_h = side + 2 * quiet, side + 2 * quiet + label
     sheet = np.full((2 * cell_h, 2 * cell_w), 255, np.uint8)
     dictionary = cv2.aruco.getPredefinedDictionary(DICTIONARY)
     # (Laid out as they go round the board seen from White's side: a8 and h8 above.)
-    for corner, (row, col) in zip(CORNER_NAMES, ((1, 0), (1, 1), (0, 1), (0, 0)), strict=True):
-        marker_id = ID_AT_CORNER[CORNER_NAMES.index(corner)]
+    for corner, marker_id, (row, col) in zip(CORNER_NAMES, ID_AT_CORNER,
+                                             ((1, 0), (1, 1), (0, 1), (0, 0)), strict=True):
         x0, y0 = col * cell_w + quiet, row * cell_h + quiet
         sheet[y0:y0 + side, x0:x0 + side] = cv2.aruco.generateImageMarker(dictionary, marker_id,
                                                                           side)

@@ -18,6 +18,7 @@ from calibration.store import (
     save_calibration,
 )
 from calibration.targets import (
+    DEFAULT_DICTIONARY,
     CalibrationResult,
     Charuco,
     Chessboard,
@@ -73,8 +74,8 @@ def register_calibrate(calib_sub: argparse._SubParsersAction) -> None:  # type: 
                    help="side of one printed square, in mm (default 25; a ChArUco board 30)")
     c.add_argument("--marker-mm", type=float, default=None,
                    help="side of one ChArUco marker, in mm (default 0.75 of the square)")
-    c.add_argument("--dictionary", default="DICT_4X4_50",
-                   help="the ChArUco markers' OpenCV dictionary (default DICT_4X4_50)")
+    c.add_argument("--dictionary", default=DEFAULT_DICTIONARY,
+                   help=f"the ChArUco markers' OpenCV dictionary (default {DEFAULT_DICTIONARY})")
     c.add_argument("--output", default="calibration.json")
     c.set_defaults(func=cmd_calibrate_camera)
 
@@ -90,7 +91,7 @@ def register_calibrate(calib_sub: argparse._SubParsersAction) -> None:  # type: 
     t.add_argument("--square-mm", type=float, default=30.0)
     t.add_argument("--marker-mm", type=float, default=None,
                    help="side of one marker, in mm (default 0.75 of the square)")
-    t.add_argument("--dictionary", default="DICT_4X4_50")
+    t.add_argument("--dictionary", default=DEFAULT_DICTIONARY)
     t.add_argument("--dpi", type=float, default=300.0, help="printer pixels per inch (default 300)")
     t.set_defaults(func=cmd_calibrate_target)
 
@@ -314,7 +315,7 @@ def _charuco(args: argparse.Namespace, default_square_mm: float) -> Charuco:
 
 def _flagged(e: TargetError, args: argparse.Namespace, size_flag: str) -> str:
     """The error, led by the flag and value at fault (unless it already names them)."""
-    flag, value = {"size": (size_flag, args.charuco or args.pattern),
+    flag, value = {"size": (size_flag, args.charuco or getattr(args, "pattern", None)),
                    "square_mm": ("--square-mm", args.square_mm),
                    "marker_mm": ("--marker-mm", args.marker_mm),
                    "dictionary": ("--dictionary", args.dictionary),
@@ -340,9 +341,13 @@ def cmd_calibrate_camera(args: argparse.Namespace) -> int:
         if found is not None:
             views.append(found)
         # (Finding the pattern takes a second or so per photo: say how far it has got.)
-        what = ("chessboard found" if isinstance(target, Chessboard)
-                else f"ChArUco board found ({len(found[0])} corners)") if found is not None \
-            else f"no {'chessboard' if isinstance(target, Chessboard) else 'ChArUco board'}"
+        kind = "chessboard" if isinstance(target, Chessboard) else "ChArUco board"
+        if found is None:
+            what = f"no {kind}"
+        else:
+            # (A ChArUco board may show part of itself: how much.)
+            what = f"{kind} found" + ("" if isinstance(target, Chessboard)
+                                      else f" ({len(found[0])} corners)")
         print(f"[{i}/{len(files)}] {path}: {what}", file=sys.stderr, flush=True)
     if len(views) < 3 or size is None:
         raise ValueError(f"the {target.name} was found in {len(views)} image(s); need at least 3"
@@ -406,5 +411,5 @@ def cmd_calibrate_target(args: argparse.Namespace) -> int:
           f"--square-mm and --marker-mm if they differ.")
     print(f"then: damas calibrate camera PHOTOS... --charuco {target.cols}x{target.rows} "
           f"--square-mm {target.square_mm:g} --marker-mm {target.marker_mm:g}"
-          + ("" if args.dictionary == "DICT_4X4_50" else f" --dictionary {args.dictionary}"))
+          + ("" if args.dictionary == DEFAULT_DICTIONARY else f" --dictionary {args.dictionary}"))
     return 0
