@@ -32,6 +32,18 @@ class TargetError(ValueError):
         self.field = field
 
 
+def _check_grid(cols: int, rows: int, square_mm: float, least: int, what: str,
+                counted: str) -> None:
+    """A TargetError unless the target has at least `least` x `least` of what it counts and
+    squares of some size."""
+    if cols < least or rows < least:
+        raise TargetError(f"{what} has at least {least}x{least} {counted}, not {cols}x{rows}",
+                          "size")
+    if not square_mm > 0:
+        raise TargetError(f"the printed squares' side is {square_mm} mm: it must be > 0",
+                          "square_mm")
+
+
 @dataclass(frozen=True)
 class Chessboard:
     """A printed chessboard: `cols` x `rows` inner corners, squares `square_mm` wide."""
@@ -41,12 +53,7 @@ class Chessboard:
     square_mm: float
 
     def __post_init__(self) -> None:
-        if self.cols < 2 or self.rows < 2:
-            raise TargetError(f"a chessboard has at least 2x2 inner corners, not "
-                              f"{self.cols}x{self.rows}", "size")
-        if not self.square_mm > 0:
-            raise TargetError(f"the printed squares' side is {self.square_mm} mm: it must be > 0",
-                              "square_mm")
+        _check_grid(self.cols, self.rows, self.square_mm, 2, "a chessboard", "inner corners")
 
     @property
     def name(self) -> str:
@@ -66,12 +73,7 @@ class Charuco:
     dictionary: str = DEFAULT_DICTIONARY
 
     def __post_init__(self) -> None:
-        if self.cols < 3 or self.rows < 3:
-            raise TargetError(f"a ChArUco board has at least 3x3 squares, not "
-                              f"{self.cols}x{self.rows}", "size")
-        if not self.square_mm > 0:
-            raise TargetError(f"the printed squares' side is {self.square_mm} mm: it must be > 0",
-                              "square_mm")
+        _check_grid(self.cols, self.rows, self.square_mm, 3, "a ChArUco board", "squares")
         if not 0 < self.marker_mm < self.square_mm:
             raise TargetError(f"the markers ({self.marker_mm} mm) must be smaller than the "
                               f"squares ({self.square_mm} mm)", "marker_mm")
