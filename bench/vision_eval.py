@@ -144,8 +144,7 @@ def one(args: tuple[int, bool, bool, bool]) -> dict[str, object]:
     cv2.setNumThreads(1)
     frame, scene, variant = build(seed, camouflaged)
     if grey:
-        frame = replace(frame, image=cv2.cvtColor(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY),
-                                                  cv2.COLOR_GRAY2BGR))
+        frame = _no_colour(frame)
     t0 = time.perf_counter()
     obs = read(frame, variant)
     elapsed = time.perf_counter() - t0
@@ -163,10 +162,18 @@ def one(args: tuple[int, bool, bool, bool]) -> dict[str, object]:
             "conditions": conditions(scene), "time_s": elapsed}
 
 
-def dump(seed: int, out_dir: Path, camouflaged: bool = False) -> Path:
-    """Re-render scene `seed` (as `--camouflaged` draws it, if so), read it, and write the
-    annotated reading with its errors."""
+def _no_colour(frame: Frame) -> Frame:
+    """The frame as a monochrome camera would take it (`--grey`)."""
+    grey = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+    return replace(frame, image=cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR))
+
+
+def dump(seed: int, out_dir: Path, camouflaged: bool = False, grey: bool = False) -> Path:
+    """Re-render scene `seed` (as `--camouflaged` draws it, if so; without colour with
+    `grey`), read it, and write the annotated reading with its errors."""
     frame, _, variant = build(seed, camouflaged)
+    if grey:
+        frame = _no_colour(frame)
     obs = read(frame, variant)
     img = annotate(frame.image, obs)
     geo = frame.placement.geometry
@@ -217,7 +224,7 @@ def main() -> int:
     a = ap.parse_args()
     if a.dump_seeds:
         for seed in a.dump_seeds.split(","):
-            print(dump(int(seed), a.dump or Path("."), a.camouflaged))
+            print(dump(int(seed), a.dump or Path("."), a.camouflaged, a.grey))
         return 0
     t0 = time.perf_counter()
     jobs = [(a.seed * 1_000_003 + i, a.locate_every > 0 and i % a.locate_every == 0,
@@ -267,7 +274,8 @@ def main() -> int:
         for r in ranked[:a.dump_worst]:
             if _errors(r, ignore) == 0:
                 break
-            path = dump(int(r["seed"]), a.dump, a.camouflaged)  # type: ignore[call-overload]
+            path = dump(int(r["seed"]), a.dump, a.camouflaged,  # type: ignore[call-overload]
+                        a.grey)
             kinds = Counter(k for t, g in r["pairs"]  # type: ignore[attr-defined]
                             if (k := error_kind(t, g)) is not None)
             cond = " ".join(f"{k}={v}" for k, v in r["conditions"].items())  # type: ignore[attr-defined]
