@@ -95,12 +95,11 @@ CHARUCO_SQUARE_MM, CHARUCO_MARKER_MM = 30.0, 22.5
 K1 = -0.2  # a wide lens, as a webcam's
 
 
-def _charuco_texture(legacy: bool = False) -> tuple[np.ndarray, float, float]:
+def _charuco_texture() -> tuple[np.ndarray, float, float]:
     """(image, px per mm, margin in mm) of the board, drawn by OpenCV itself."""
     aruco = cv2.aruco
     board = aruco.CharucoBoard(CHARUCO, CHARUCO_SQUARE_MM, CHARUCO_MARKER_MM,
                                aruco.getPredefinedDictionary(aruco.DICT_4X4_50))
-    board.setLegacyPattern(legacy)
     px_per_mm, margin_mm = 6.0, 10.0
     cols, rows = CHARUCO
     size = (int((cols * CHARUCO_SQUARE_MM + 2 * margin_mm) * px_per_mm),
@@ -169,7 +168,6 @@ def test_intrinsics_and_lens_from_charuco_photos_partly_in_view(charuco_photos, 
 def test_a_charuco_board_in_the_layout_older_opencv_printed_is_found():
     from calibration.targets import Charuco, find_charuco
 
-    tex, _, _ = _charuco_texture(legacy=True)
     cols, rows = CHARUCO
     board = Charuco(cols, rows + 1, CHARUCO_SQUARE_MM, CHARUCO_MARKER_MM)  # (an even count)
     aruco = cv2.aruco
