@@ -29,7 +29,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from game.pdn import GameRecord, Ply, new_record
+from game.board import Board
+from game.errors import GameError
+from game.pdn import GameRecord, Ply, new_record, position_comment
 from game.variants import find_variant
 
 JOURNAL_FORMAT = 1
@@ -86,12 +88,22 @@ class LoadedJournal:
         if h.started[:10].count("-") == 2:
             tags["Date"] = h.started[:10].replace("-", ".")
         rec = new_record(h.variant, h.start_fen, **tags)
+        board = _start_board(rec)
+        before: list[Board | None] = []  # the board before each ply still standing
         for r in self.records:
             kind = r["type"]
             if kind == "move":
-                rec.plies.append(Ply(r["move"]))
+                ply = Ply(r["move"])
+                before.append(board)
+                board, irregular = _board_after(board, r["move"], r.get("fen"))
+                if irregular:
+                    ply.comments.append(position_comment(r["fen"]))
+                rec.plies.append(ply)
             elif kind == "takeback":
-                del rec.plies[len(rec.plies) - int(r["plies"]):]
+                keep = max(0, len(rec.plies) - int(r["plies"]))
+                if keep < len(rec.plies):
+                    board = before[keep]
+                del rec.plies[keep:], before[keep:]
             elif kind in ("irregularity", "decision"):
                 text = r.get("text", "")
                 if rec.plies:
@@ -100,6 +112,32 @@ class LoadedJournal:
                     rec.pre_comments.append(text)
         rec.result = self.result
         return rec
+
+
+def _start_board(rec: GameRecord) -> Board | None:
+    """The journal's start position, or None if it cannot be read (then no position comments
+    are added: the PDN says what the journal says)."""
+    try:
+        return rec.start_board()
+    except GameError:
+        return None
+
+
+def _board_after(board: Board | None, move: str, fen: str | None) -> tuple[Board | None, bool]:
+    """The board after `move`, and whether only the journal's `fen` could say it (a move
+    against the rules that was let stand: the PDN then needs the position to replay past it)."""
+    if board is None:
+        return None, False
+    after = board.copy(stack=False)
+    try:
+        after.push_pdn(move)
+        return after, False
+    except GameError:
+        pass
+    try:
+        return (Board(fen, board.variant), True) if fen else (None, False)
+    except GameError:
+        return None, False
 
 
 def _utc_now() -> str:

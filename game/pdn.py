@@ -4,10 +4,16 @@ A `GameRecord` holds the tag pairs, the starting position and the plies as the s
 them (move text plus `{comments}`), so a recording may keep even an illegal move with a comment
 saying so (a scorer writes what happened).  `GameRecord.replay()` checks the moves against the
 rules and returns the final `Board`.  Errors give the line and column of the bad token.
+
+After a move the rules cannot replay (an irregularity the opponent let stand), the record adds
+the position as it stood in a comment, `{[%fen W:W...:B...]}`, the embedded-command form PGN
+readers already skip (`[%clk ...]`, `[%eval ...]`).  `replay()` takes the board from it and goes
+on, so a game recorded with such a move can still be read to its end.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from game.board import Board, Move
@@ -16,6 +22,18 @@ from game.variants import VARIANTS, Variant, find_variant
 
 RESULTS = ("2-0", "0-2", "1-1", "1-0", "0-1", "1/2-1/2", "0-0", "*")
 _GAMETYPES = {v.gametype: v for v in VARIANTS.values() if v.gametype is not None}
+_POSITION = re.compile(r"\[%fen\s+([^\]\s]+)\s*\]", re.IGNORECASE)
+
+
+def position_comment(fen: str) -> str:
+    """The comment after an irregular move that says how the board stood after it."""
+    return f"[%fen {fen}]"
+
+
+def position_in(comments: list[str]) -> str | None:
+    """The FEN of the last position command in `comments`, if any."""
+    found = [m[1] for c in comments for m in _POSITION.finditer(c)]
+    return found[-1] if found else None
 
 
 @dataclass
@@ -41,16 +59,28 @@ class GameRecord:
     def start_board(self) -> Board:
         return Board(self.fen, self.variant)
 
-    def replay(self) -> tuple[Board, list[Move]]:
-        """Play the plies from the start position; `PdnError` names the first illegal one."""
+    def replay(self) -> tuple[Board, list[Move | None]]:
+        """Play the plies from the start position; `PdnError` names the first illegal one.
+
+        A ply the rules cannot play but that carries a position comment (an irregular move the
+        opponent let stand) sets the board from the comment instead; its entry in the moves
+        is None."""
         board = self.start_board()
-        moves = []
+        moves: list[Move | None] = []
         for i, ply in enumerate(self.plies):
+            where = f"line {ply.line}, column {ply.column}: move {i // 2 + 1} {ply.text!r}"
             try:
                 moves.append(board.push_pdn(ply.text))
+                continue
             except GameError as e:
-                raise PdnError(f"line {ply.line}, column {ply.column}: move {i // 2 + 1} "
-                               f"{ply.text!r}: {e}") from None
+                fen = position_in(ply.comments)
+                if fen is None:
+                    raise PdnError(f"{where}: {e}") from None
+            try:
+                board = Board(fen, self.variant)
+            except GameError as e:
+                raise PdnError(f"{where}: position comment: {e}") from None
+            moves.append(None)
         return board, moves
 
     def add_move(self, board: Board, move: Move, comment: str | None = None) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from game.board import BaseBoard, Color
-from game.pdn import GameRecord, Ply, new_record
+from game.pdn import GameRecord, Ply, new_record, position_comment
 from game.variants import Variant
 
 
@@ -78,8 +78,12 @@ def comment_text(event: RefereeEvent) -> str:
 def game_record(variant: Variant, start_fen: str | None, moves: list[RecordedMove],
                 **tags: str) -> GameRecord:
     """The scorer's record as a PDN game: every move that changed the position, legal or not,
-    with the referee's comments at that move."""
+    with the referee's comments at that move.  After an irregular move, the position as it
+    stood (a `position_comment`), so that the record replays past it."""
     rec = new_record(variant, start_fen, **tags)
     for m in moves:
-        rec.plies.append(Ply(m.text, list(m.comments)))
+        comments = list(m.comments)
+        if not m.legal and m.fen_after:
+            comments.append(position_comment(m.fen_after))
+        rec.plies.append(Ply(m.text, comments))
     return rec

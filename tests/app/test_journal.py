@@ -77,6 +77,42 @@ def test_takeback_removes_moves(tmp_path: Path) -> None:
     assert [p.text for p in loaded.to_game_record().plies] == GAME[:1]
 
 
+# White's man jumps c3-e5 over nobody and the robot lets it stand (worked by hand, RULES.md:
+# a man moves one square); black then takes it f6xd4 and white takes back e3xc5.
+AFTER_C3_E5 = ("B:Wa1,c1,e1,g1,b2,d2,f2,h2,a3,e3,g3,e5:"
+               "Bb6,d6,f6,h6,a7,c7,e7,g7,b8,d8,f8,h8")
+AFTER_E3_C5 = "B:Wa1,c1,e1,g1,b2,d2,f2,h2,a3,g3,c5:Bb6,d6,h6,a7,c7,e7,g7,b8,d8,f8,h8"
+
+
+def test_pdn_of_a_game_with_a_move_let_stand_replays_to_its_end(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    with Journal.create(path, JournalHeader()) as j:
+        j.record_irregularity("illegal", "illegal: a man moves one square", ["c3", "e5"])
+        j.record_move("c3-e5", AFTER_C3_E5)
+        j.record_move("f6xd4", "W:Wa1,c1,e1,g1,b2,d2,f2,h2,a3,e3,g3:"
+                               "Bd4,b6,d6,h6,a7,c7,e7,g7,b8,d8,f8,h8")
+        j.record_move("e3xc5", AFTER_E3_C5)
+    record = load_journal(path).to_game_record()
+    pdn = write_game(record)
+    assert "[%fen " + AFTER_C3_E5 + "]" in pdn
+    assert pdn.count("[%fen") == 1  # the legal moves need no position
+    board, moves = read_game(pdn).replay()
+    assert board.fen() == AFTER_E3_C5 and moves[0] is None and None not in moves[1:]
+
+
+def test_takeback_of_a_move_let_stand_takes_its_position_back(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    with Journal.create(path, JournalHeader()) as j:
+        j.record_move("c3-e5", AFTER_C3_E5)
+        j.record_takeback(1)
+        play(j, GAME[:2])
+    record = load_journal(path).to_game_record()
+    assert "[%fen" not in write_game(record)
+    assert [p.text for p in record.plies] == GAME[:2]
+    assert record.replay()[0].fen() == ("W:Wa1,c1,e1,g1,b2,d2,f2,h2,a3,e3,g3,d4:"
+                                        "Be5,b6,d6,h6,a7,c7,e7,g7,b8,d8,f8,h8")
+
+
 def test_create_never_overwrites(tmp_path: Path) -> None:
     path = tmp_path / "g.jsonl"
     Journal.create(path, JournalHeader()).close()

@@ -18,25 +18,11 @@ import pytest
 
 from app.cli import main
 from app.journal import JournalError, load_journal
-from game.errors import GameError
-from game.pdn import GameRecord, read_game
+from game.board import Board
+from game.pdn import read_game
 
 DAMAS = [sys.executable, "-m", "app.cli"]
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _replayed_until_let_go(record: GameRecord) -> int:
-    """The record's plies, each legal in turn but for one the robot let go: from there on the
-    board stood as the person left it, and the rest are counted as written.  That ply must
-    carry the comment saying what rule it broke."""
-    board = record.start_board()
-    for ply in record.plies:
-        try:
-            board.push_pdn(ply.text)
-        except GameError:
-            assert ply.comments, f"illegal ply {ply.text!r} without a comment"
-            return len(record.plies)
-    return len(record.plies)
 
 
 def test_demo_game_with_planted_irregularities(tmp_path: Path,
@@ -54,16 +40,16 @@ def test_demo_game_with_planted_irregularities(tmp_path: Path,
     planted = sum(int(x) for x in re.findall(r"\((\d+) planted\)", text))
     found = [int(x) for x in re.findall(r", (\d+) irregularities \(", text)]
     assert planted > 0 and sum(found) == planted == int(m[2])
-    # the PDN of each game replays under the rules to its recorded length, up to an irregular
+    # the PDN of each game replays under the rules to its recorded length, past an irregular
     # move the robot let go (after asking twice for the position back): the PDN keeps it as
-    # played, with its comment, and no reader can replay past it (the engine's timing decides
-    # whether a game gets there: a fresh-clone run on 2026-12-07 did)
+    # played, with its comment and the position it left (the engine's timing decides whether
+    # a game gets there: a fresh-clone run on 2026-12-07 did, and the PDN could not be read on)
     pdns = sorted(out.glob("*.pdn"))
     assert len(pdns) == 2
     total = 0
     for p in pdns:
-        record = read_game(p.read_text())
-        total += _replayed_until_let_go(record)
+        _, moves = read_game(p.read_text()).replay()
+        total += len(moves)
     assert total == int(m[1])
     # the journals say the same as the PDN
     for j in out.glob("*.jsonl"):
@@ -92,6 +78,14 @@ def test_an_irregularity_the_robot_lets_go_is_counted_once(tmp_path: Path,
     m = re.search(r", (\d+) irregularities \((\d+) planted\)", text)
     assert m and int(m[2]) > 0
     assert int(m[1]) == int(m[2])
+    # the move let go is in the PDN with the position it left, and the game replays past it
+    (pdn,) = (tmp_path / f"demo-{seed}").glob("*.pdn")
+    record = read_game(pdn.read_text())
+    final, moves = record.replay()
+    assert None in moves and len(moves) == len(record.plies)
+    (journal,) = (tmp_path / f"demo-{seed}").glob("*.jsonl")
+    fens = [r["fen"] for r in load_journal(journal).records if r["type"] == "move"]
+    assert final.placement_equals(Board(fens[-1]))
 
 
 def _config(tmp_path: Path) -> Path:

@@ -6,7 +6,7 @@ import pytest
 
 from game.board import BaseBoard, Board
 from game.errors import FenError, InvalidPositionError, PdnError
-from game.pdn import new_record, read_game, read_games, write_game
+from game.pdn import new_record, position_comment, read_game, read_games, write_game
 
 
 def test_start_fen_brazilian() -> None:
@@ -121,3 +121,32 @@ def test_pdn_errors_name_line_and_column(text: str, fragment: str) -> None:
     with pytest.raises(PdnError) as info:
         read_game(text).replay()
     assert fragment in str(info.value)
+
+
+# White's man jumps c3-e5 over nobody (RULES.md: a man moves one square): the opponent let it
+# stand, so the board after it is the start position with that man on e5 (worked by hand).
+AFTER_C3_E5 = ("B:Wa1,c1,e1,g1,b2,d2,f2,h2,a3,e3,g3,e5:"
+               "Bb6,d6,f6,h6,a7,c7,e7,g7,b8,d8,f8,h8")
+
+
+def test_pdn_replays_past_an_irregular_move_with_its_position() -> None:
+    text = (f"1. c3-e5 {{illegal: a man moves one square}} {{{position_comment(AFTER_C3_E5)}}} "
+            "f6xd4 2. e3xc5 *")
+    rec = read_game(text)
+    board, moves = rec.replay()
+    # black takes e5 from f6 (landing on d4), white takes d4 back from e3 (landing on c5)
+    assert moves[0] is None and moves[1] is not None and moves[2] is not None
+    assert board.fen() == ("B:Wa1,c1,e1,g1,b2,d2,f2,h2,a3,g3,c5:"
+                           "Bb6,d6,h6,a7,c7,e7,g7,b8,d8,f8,h8")
+    # the position survives writing and reading again
+    assert read_game(write_game(rec)).replay()[0].fen() == board.fen()
+
+
+def test_pdn_irregular_move_without_a_position_is_still_an_error() -> None:
+    with pytest.raises(PdnError, match="move 1 'c3-e5'"):
+        read_game("1. c3-e5 {illegal: a man moves one square} f6xd4 *").replay()
+
+
+def test_pdn_position_comment_that_is_no_position_is_named() -> None:
+    with pytest.raises(PdnError, match="position comment"):
+        read_game(f"1. c3-e5 {{{position_comment('W:Wa2')}}} *").replay()
