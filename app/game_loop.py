@@ -24,6 +24,7 @@ import numpy as np
 from game.board import BaseBoard, Board, Color, Move
 from game.engine.engine import Engine
 from game.engine.search import SearchLimits
+from game.pdn import write_game
 from game.referee import EventType, Policy, Referee, RefereeConfig, RefereeEvent
 from robot.config import RobotConfig
 from robot.errors import GantryDisconnected, GantryError
@@ -244,6 +245,7 @@ class GameLoop:
             self.journal.record_end(result, reason)
         if self.bus is not None:
             self.bus.end_game(result, f"Game over: {reason}")
+            self._publish_record()
         self.say(f"game over {result} ({reason})")
         return LoopResult(self.referee.board, self.referee, self.stats, result, reason)
 
@@ -348,6 +350,15 @@ class GameLoop:
         else:
             self._status(text)
 
+    def _publish_record(self) -> None:
+        """The web page's PDN download: the referee's record, as the demo writes it to its
+        file (the irregularities as comments, the position after a move let stand), rather
+        than the bare move list the bus has."""
+        state = self.bus.snapshot().state
+        record = self.referee.game_record(**state.tags)
+        record.result = state.result
+        self.bus.set_pdn(write_game(record))
+
     def _accepted(self, text: str, by: str, comment: str | None = None) -> None:
         ref = self.referee
         self.moves.append(text)
@@ -356,6 +367,7 @@ class GameLoop:
             self.journal.record_move(text, ref.board.fen(), by=by, comment=comment)
         if self.bus is not None:
             self.bus.set_position(ref.board, list(self.moves), ref.board.peek())
+            self._publish_record()
         self.say(f"{len(self.moves):3d}. {text}")
         last = ref.board.peek()
         if by == "human" and last is not None and last.promotes:

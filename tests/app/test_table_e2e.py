@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from app import events
 from app.cli import main
 from app.journal import JournalError, load_journal
 from game.board import Board
@@ -57,15 +58,19 @@ def test_demo_game_with_planted_irregularities(tmp_path: Path,
         assert loaded.ended and loaded.moves
 
 
-def test_an_irregularity_the_robot_lets_go_is_counted_once(tmp_path: Path,
-                                                           capsys: pytest.CaptureFixture[str],
-                                                           ) -> None:
+def test_an_irregularity_the_robot_lets_go_is_counted_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """A person who breaks a rule at every turn: after the robot has asked twice to put a
     position back, it accepts it as it stands.  Accepting was counted as one more
     irregularity (the test above failed now and then, when the engine's timing led a game
     there).  The engine's timing decides the game, so a game that never gets there (one of a
     fresh-clone run on 2026-12-06, under load) says nothing: the next seed is played, up to
     four."""
+    buses: list[events.EventBus] = []
+    bus_class = events.EventBus
+    monkeypatch.setattr(events, "EventBus",
+                        lambda *a, **k: buses.append(bus_class(*a, **k)) or buses[-1])
     for seed in range(1, 5):
         assert main(["demo", "--games", "1", "--seed", str(seed), "--camera", "oracle",
                      "--irregularities", "1.0", "--max-plies", "20", "--movetime", "0.05",
@@ -86,6 +91,11 @@ def test_an_irregularity_the_robot_lets_go_is_counted_once(tmp_path: Path,
     (journal,) = (tmp_path / f"demo-{seed}").glob("*.jsonl")
     fens = [r["fen"] for r in load_journal(journal).records if r["type"] == "move"]
     assert final.placement_equals(Board(fens[-1]))
+    # the web page's PDN download is the same record, comments and positions included
+    served = read_game(buses[-1].snapshot().pdn())
+    assert [(p.text, p.comments) for p in served.plies] == [(p.text, p.comments)
+                                                             for p in record.plies]
+    assert served.result == record.result != "*"
 
 
 def _config(tmp_path: Path) -> Path:
