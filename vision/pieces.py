@@ -423,14 +423,35 @@ def _across_shadow_edge(patches_bgr: np.ndarray, raw_bgr: np.ndarray, dark_bgr: 
     across it: no smooth light model follows such an edge, but the square's own bare corners
     show both sides (shades of the dark colour whose gains differ by `span` times or more),
     and a pixel that is a shade of it at a gain between theirs (widened by `margin`) is bare
-    board too.  Squares with fewer than three such corners, or no edge, have none."""
+    board too.  Squares with fewer than three such corners, or no edge, have none.
+
+    The brighter side must be in ordinary light, not glare: at most `lit_max` times the dark
+    colour, or than the brightest tenth of the board's bare corners where those are brighter
+    (the board mostly in the shadow, its dark colour learned there: the lit side was 1.46
+    and 2.2 times it in two evaluation scenes)."""
     g, bare = _shades_of(patches_bgr, dark_bgr)
     g_lo = np.where(bare, g, np.inf).min(axis=1)
     g_hi = np.where(bare, g, -np.inf).max(axis=1)
-    edge = (bare.sum(axis=1) >= 3) & (g_lo > 0.05) & (g_hi >= span * g_lo) & (g_hi <= lit_max)
+    lit = _lit_part(g[bare], lit_max)
+    ordinary = (g_hi <= lit_max) if lit is None else (
+        (g_hi <= lit_max) | (np.abs(g_hi / lit - 1.0) <= 0.12))
+    edge = (bare.sum(axis=1) >= 3) & (g_lo > 0.05) & (g_hi >= span * g_lo) & ordinary
     gx, shade = _shades_of(raw_bgr, dark_bgr)
     return edge[:, None] & shade & (gx >= (1 - margin) * g_lo[:, None]) & (
         gx <= (1 + margin) * g_hi[:, None])
+
+
+def _lit_part(gains: np.ndarray, lit_max: float, least: float = 0.15,
+              spread: float = 0.1) -> float | None:
+    """The gain of the board's part in ordinary light beyond a hard shadow over most of it,
+    if there is one: at least `least` of the bare corners brighter than `lit_max` times the
+    dark colour (learned in the shadow), all at about one gain (their quartiles within
+    `spread` of it; a glare spot brightens its corners by every amount)."""
+    bright = gains[gains > lit_max]
+    if len(bright) < max(4, least * len(gains)):
+        return None
+    q1, mid, q3 = np.percentile(bright, [25, 50, 75])
+    return float(mid) if q3 - q1 <= spread * mid else None
 
 
 def _glare_coloured(mean_bgr: np.ndarray, seen: np.ndarray, dark_bgr: np.ndarray,
