@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from vision.config import VisionConfig
+from vision.king_samples import diagonal_marked
 from vision.light import LocalLight, fit_veil
 from vision.sampling import SquareSamples
 from vision.stats import channel_sum, median
@@ -239,3 +240,14 @@ def occluded_squares(flat: np.ndarray, s: SquareSamples, base_lab: np.ndarray,
         ((n_foreign >= 1) & (base_foreign > 0.5 * cfg.foreign_share))
         | ((n_foreign >= cfg.foreign_light_squares) & (n_foreign >= n_beside - 1)))
     return occluded, base_foreign
+
+
+def lone_inside(occluded: np.ndarray, diagonal: np.ndarray) -> np.ndarray:
+    """(S,) squares read as covered that no hand can cover: off the board's edge, with no
+    covered square diagonally beside them.  A hand reaches in from beyond the board, over
+    the squares between.  (`diagonal`: `KingSamples.diagonal`.)  (Rendered scenes, seed 1:
+    of 3,741 squares read as covered, every one truly under the hand belonged to a group
+    reaching the edge; the 8 lone ones inside were each a piece or a bare square under glare
+    or a shadow's edge.)"""
+    inside = (diagonal >= 0).all(axis=1)
+    return occluded & inside & ~diagonal_marked(diagonal, occluded).any(axis=1)

@@ -30,7 +30,7 @@ from vision.frame_extent import frame_extent
 from vision.king_samples import diagonal_marked
 from vision.kings import _ray_distance, _ray_distance_rows, read_kings
 from vision.light import board_colours, fit_veil, local_light
-from vision.occlusion import covered_squares, occluded_squares
+from vision.occlusion import covered_squares, lone_inside, occluded_squares
 from vision.sampling import SquareSamples
 from vision.soft_edges import settle_by_edges, soft_glare
 from vision.sources import has_colour
@@ -1112,6 +1112,9 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
             is_white[kings_at] = dw < db
             col_conf[kings_at] = _sigmoid(np.abs(dw - db) / (0.05 * contrast)) * 2 - 1
 
+    # (Last, once every test that reads the squares around has run: those were tuned with
+    # these squares hidden.  What one shows is then read as a man or bare, not measured.)
+    occluded &= ~lone_inside(occluded, s.kings.diagonal)
     if trace is not None:
         trace.update(light=light, dark_bgr=dark_bgr, light_bgr=light_bgr, share=share,
                      base_bgr=base_bgr, occ=occ, threshold=threshold, spread=spread,

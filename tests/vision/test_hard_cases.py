@@ -19,6 +19,7 @@ from sim.world import TableSpec
 from tests.vision.scenes import evaluation_frame, observe, occupancy_and_colour_errors
 from vision import kings, occlusion, pieces
 from vision.config import KingConfig, VisionConfig
+from vision.king_samples import _diagonal
 from vision.pipeline import BoardObserver
 
 HAND_SEEDS = range(101, 111)
@@ -44,6 +45,34 @@ def test_a_hand_over_the_board_is_reported_occluded_not_guessed():
     # Measured 69 of 80 (before the light field and the corner test: 56 of 80, one false).
     assert reported >= 0.85 * covered
     assert wrongly_hidden == 0
+
+
+def test_a_lone_covered_square_inside_the_board_is_no_hand():
+    """A hand reaches in from beyond the board: a square read as covered inside the board,
+    with no covered square diagonally beside it, is not one it covers; on the edge, or one
+    of two side by side, it may be."""
+    playable = [(f, r) for r in range(8) for f in range(8) if (f + r) % 2 == 0]
+    at = {fr: i for i, fr in enumerate(playable)}
+    read = np.zeros(len(playable), bool)
+    for fr in ((3, 3), (0, 4), (5, 5), (6, 6)):  # d4 alone; a5 on the edge; f6 and g7
+        read[at[fr]] = True
+    lone = occlusion.lone_inside(read, _diagonal(playable, 8))
+    assert list(np.flatnonzero(lone)) == [at[(3, 3)]]
+
+
+@pytest.mark.parametrize("seed,name,truth", [(1000489, "d4", "white_man"),
+                                             (1000683, "b6", "white_man"),
+                                             (7000525, "e5", "white_man")])
+def test_a_lone_square_glare_or_a_shadows_edge_makes_foreign_is_read(seed, name, truth):
+    """Evaluation scenes with no hand, a glare spot over each (and a hard shadow over the
+    first): one white man each, inside the board and with no other square read as covered
+    beside him, was reported covered (his colour in the glare off both sets' and the
+    board's)."""
+    frame, obs = _evaluation_scene(seed)
+    assert not frame.occluded and not frame.partly_occluded
+    geo = frame.placement.geometry
+    assert obs.label({geo.algebraic(sq): sq for sq in frame.placement.squares}[name]) == truth
+    assert not obs.occluded
 
 
 # Black pieces on navy squares (a dark set on dark squares) with a hand over the board.  The
