@@ -418,7 +418,8 @@ def _shades_of(x: np.ndarray, dark_bgr: np.ndarray, tol_px: float = 4.0, tol: fl
 
 
 def _across_shadow_edge(patches_bgr: np.ndarray, raw_bgr: np.ndarray, dark_bgr: np.ndarray,
-                        span: float, margin: float = 0.2, lit_max: float = 1.3) -> np.ndarray:
+                        span: float, margin: float = 0.2, lit_max: float = 1.3,
+                        lit_within: float = 0.12) -> np.ndarray:
     """(S, P) base pixels that are the bare square on either side of a shadow's sharp edge
     across it: no smooth light model follows such an edge, but the square's own bare corners
     show both sides (shades of the dark colour whose gains differ by `span` times or more),
@@ -426,15 +427,15 @@ def _across_shadow_edge(patches_bgr: np.ndarray, raw_bgr: np.ndarray, dark_bgr: 
     board too.  Squares with fewer than three such corners, or no edge, have none.
 
     The brighter side must be in ordinary light, not glare: at most `lit_max` times the dark
-    colour, or than the brightest tenth of the board's bare corners where those are brighter
-    (the board mostly in the shadow, its dark colour learned there: the lit side was 1.46
-    and 2.2 times it in two evaluation scenes)."""
+    colour, or within `lit_within` of the gain of the board's lit part (`_lit_part`) where
+    the board lies mostly in the shadow and its dark colour was learned there (the lit side
+    was 1.46 and 2.2 times it in two evaluation scenes)."""
     g, bare = _shades_of(patches_bgr, dark_bgr)
     g_lo = np.where(bare, g, np.inf).min(axis=1)
     g_hi = np.where(bare, g, -np.inf).max(axis=1)
     lit = _lit_part(g[bare], lit_max)
     ordinary = (g_hi <= lit_max) if lit is None else (
-        (g_hi <= lit_max) | (np.abs(g_hi / lit - 1.0) <= 0.12))
+        (g_hi <= lit_max) | (np.abs(g_hi / lit - 1.0) <= lit_within))
     edge = (bare.sum(axis=1) >= 3) & (g_lo > 0.05) & (g_hi >= span * g_lo) & ordinary
     gx, shade = _shades_of(raw_bgr, dark_bgr)
     return edge[:, None] & shade & (gx >= (1 - margin) * g_lo[:, None]) & (
