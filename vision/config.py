@@ -259,6 +259,10 @@ class VisionConfig:
     washed_grey_chroma: float = 0.12
     washed_grey_spread: float = 8.0
     foreign_share: float = 0.3  # of a square's centre that must be foreign to call it hidden
+    # A hand reaches in from beyond the board: a square read as covered inside the board, with
+    # no covered square diagonally beside it, is read as what it shows (vision.occlusion.
+    # lone_inside).  False: reported covered as the other tests found it.
+    hands_reach_in: bool = True
     # A set's colour up to this many times as bright is not foreign: where a hard shadow falls
     # over most of a set, its colour is learned in the shadow, and a man standing in the light
     # read as a hand.  (Rendered scenes, seeds 1, 7 and 30: 743, 250 and 399 squares misread

@@ -1115,7 +1115,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
 
     # (Last, once every test that reads the squares around has run: those were tuned with
     # these squares hidden.  What one shows is then read as a man or bare, not measured.)
-    occluded &= ~lone_inside(occluded, s.kings.diagonal)
+    if cfg.hands_reach_in:
+        occluded &= ~lone_inside(occluded, s.kings.diagonal)
     if trace is not None:
         trace.update(light=light, dark_bgr=dark_bgr, light_bgr=light_bgr, share=share,
                      base_bgr=base_bgr, occ=occ, threshold=threshold, spread=spread,

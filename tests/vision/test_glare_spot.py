@@ -67,7 +67,7 @@ def test_a_glare_spot_that_burns_an_empty_square_out_leaves_it_bare(seed: int) -
     frame, obs, sq = _spot_on_empty_square(seed, 20.0, 25.0, 1.5)
     assert obs.board.piece_at(sq) is None and sq not in obs.occluded
     assert occupancy_and_colour_errors(frame, obs) == []
-    blind = BoardObserver(VARIANT, cfg=VisionConfig(burnt_level=1000.0),
+    blind = BoardObserver(VARIANT, cfg=VisionConfig(burnt_level=1000.0, hands_reach_in=False),
                           calibration=Calibration(camera=frame.intrinsics),
                           corners_px=frame.corners_px).observe(frame.image)
     assert sq in blind.occluded  # (the test does exercise the rule)

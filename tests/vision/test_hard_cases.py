@@ -71,8 +71,11 @@ def test_a_lone_square_glare_or_a_shadows_edge_makes_foreign_is_read(seed, name,
     frame, obs = _evaluation_scene(seed)
     assert not frame.occluded and not frame.partly_occluded
     geo = frame.placement.geometry
-    assert obs.label({geo.algebraic(sq): sq for sq in frame.placement.squares}[name]) == truth
+    square = {geo.algebraic(sq): sq for sq in frame.placement.squares}[name]
+    assert obs.label(square) == truth
     assert not obs.occluded
+    kept = _read_again(frame, obs, VisionConfig(hands_reach_in=False))
+    assert kept.occluded == {square}  # (the test does exercise the rule)
 
 
 # Black pieces on navy squares (a dark set on dark squares) with a hand over the board.  The
@@ -612,7 +615,7 @@ def test_a_man_lit_past_the_hard_shadow_his_set_stands_in_is_no_hand(seed, squar
     frame, obs = _evaluation_scene(seed)
     assert square not in obs.occluded
     assert obs.board.piece_at(square) == frame.placement.piece_at(square)
-    unlit = _read_again(frame, obs, VisionConfig(lit_piece_shade=1.0))
+    unlit = _read_again(frame, obs, VisionConfig(lit_piece_shade=1.0, hands_reach_in=False))
     assert square in unlit.occluded  # (the test does exercise it)
 
 
