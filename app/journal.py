@@ -31,7 +31,7 @@ from typing import Any
 
 from game.board import Board
 from game.errors import GameError
-from game.pdn import GameRecord, Ply, new_record, position_comment
+from game.pdn import GameRecord, Ply, board_after, new_record, position_comment
 from game.variants import find_variant
 
 JOURNAL_FORMAT = 1
@@ -90,26 +90,32 @@ class LoadedJournal:
         rec = new_record(h.variant, h.start_fen, **tags)
         board = _start_board(rec)
         before: list[Board | None] = []  # the board before each ply still standing
+        # ply -> the position it left, where only that says it; written after the ply's other
+        # comments, as the referee's record (the PDN of `damas demo`, `damas record` and the
+        # web page) writes it
+        positions: dict[int, str] = {}
         for r in self.records:
             kind = r["type"]
             if kind == "move":
-                ply = Ply(r["move"])
                 before.append(board)
                 board, irregular = _board_after(board, r["move"], r.get("fen"))
                 if irregular:
-                    ply.comments.append(position_comment(r["fen"]))
-                rec.plies.append(ply)
+                    positions[len(rec.plies)] = r["fen"]
+                rec.plies.append(Ply(r["move"]))
             elif kind == "takeback":
                 keep = max(0, len(rec.plies) - int(r["plies"]))
                 if keep < len(rec.plies):
                     board = before[keep]
                 del rec.plies[keep:], before[keep:]
+                positions = {i: f for i, f in positions.items() if i < keep}
             elif kind in ("irregularity", "decision"):
                 text = r.get("text", "")
                 if rec.plies:
                     rec.plies[-1].comments.append(text)
                 else:
                     rec.pre_comments.append(text)
+        for i, fen in positions.items():
+            rec.plies[i].comments.append(position_comment(fen))
         rec.result = self.result
         return rec
 
@@ -128,14 +134,8 @@ def _board_after(board: Board | None, move: str, fen: str | None) -> tuple[Board
     against the rules that was let stand: the PDN then needs the position to replay past it)."""
     if board is None:
         return None, False
-    after = board.copy(stack=False)
     try:
-        after.push_pdn(move)
-        return after, False
-    except GameError:
-        pass
-    try:
-        return (Board(fen, board.variant), True) if fen else (None, False)
+        return board_after(board, move, fen or "")
     except GameError:
         return None, False
 

@@ -5,10 +5,11 @@ them (move text plus `{comments}`), so a recording may keep even an illegal move
 saying so (a scorer writes what happened).  `GameRecord.replay()` checks the moves against the
 rules and returns the final `Board`.  Errors give the line and column of the bad token.
 
-After a move the rules cannot replay (an irregularity the opponent let stand), the record adds
-the position as it stood in a comment, `{[%fen W:W...:B...]}`, the embedded-command form PGN
-readers already skip (`[%clk ...]`, `[%eval ...]`).  `replay()` takes the board from it and goes
-on, so a game recorded with such a move can still be read to its end.
+After a move the rules cannot replay, or replay to another position (an irregularity the
+opponent let stand), the record adds the position as it stood in a comment,
+`{[%fen W:W...:B...]}`, the embedded-command form PGN readers already skip (`[%clk ...]`,
+`[%eval ...]`).  `replay()` takes the board from it and goes on, so a game recorded with such
+a move can still be read to its end.
 """
 
 from __future__ import annotations
@@ -34,6 +35,24 @@ def position_in(comments: list[str]) -> str | None:
     """The FEN of the last position command in `comments`, if any."""
     found = [m[1] for c in comments for m in _POSITION.finditer(c)]
     return found[-1] if found else None
+
+
+def board_after(board: Board, text: str, fen: str) -> tuple[Board, bool]:
+    """The board after the move `text` that left the position `fen` as it stood, and whether
+    a record needs a `position_comment` to say it: the rules cannot play the move, or play it
+    to another position (an irregular move let stand).  A `fen` that cannot be read is taken
+    as the rules' position (`GameError` when there is none)."""
+    after = board.copy(stack=False)
+    try:
+        after.push_pdn(text)
+    except GameError:
+        return Board(fen, board.variant), True
+    try:
+        stood = Board(fen, board.variant)
+    except GameError:
+        return after, False
+    same = after.placement_equals(stood) and after.turn is stood.turn
+    return (after, False) if same else (stood, True)
 
 
 @dataclass
@@ -62,25 +81,26 @@ class GameRecord:
     def replay(self) -> tuple[Board, list[Move | None]]:
         """Play the plies from the start position; `PdnError` names the first illegal one.
 
-        A ply the rules cannot play but that carries a position comment (an irregular move the
-        opponent let stand) sets the board from the comment instead; its entry in the moves
-        is None."""
+        A ply that carries a position comment (an irregular move the opponent let stand) sets
+        the board from the comment after it: the rules may not play the move at all (its entry
+        in the moves is then None), or may play it to another position (a man of the mover's
+        own taken off with the capture)."""
         board = self.start_board()
         moves: list[Move | None] = []
         for i, ply in enumerate(self.plies):
             where = f"line {ply.line}, column {ply.column}: move {i // 2 + 1} {ply.text!r}"
+            fen = position_in(ply.comments)
             try:
                 moves.append(board.push_pdn(ply.text))
-                continue
             except GameError as e:
-                fen = position_in(ply.comments)
                 if fen is None:
                     raise PdnError(f"{where}: {e}") from None
-            try:
-                board = Board(fen, self.variant)
-            except GameError as e:
-                raise PdnError(f"{where}: position comment: {e}") from None
-            moves.append(None)
+                moves.append(None)
+            if fen is not None:
+                try:
+                    board = Board(fen, self.variant)
+                except GameError as e:
+                    raise PdnError(f"{where}: position comment: {e}") from None
         return board, moves
 
     def add_move(self, board: Board, move: Move, comment: str | None = None) -> None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from game.board import BaseBoard, Color
-from game.pdn import GameRecord, Ply, new_record, position_comment
+from game.board import BaseBoard, Board, Color
+from game.errors import GameError
+from game.pdn import GameRecord, Ply, board_after, new_record, position_comment
 from game.variants import Variant
 
 
@@ -76,14 +77,21 @@ def comment_text(event: RefereeEvent) -> str:
 
 
 def game_record(variant: Variant, start_fen: str | None, moves: list[RecordedMove],
-                **tags: str) -> GameRecord:
+                pre_comments: list[str] | None = None, **tags: str) -> GameRecord:
     """The scorer's record as a PDN game: every move that changed the position, legal or not,
-    with the referee's comments at that move.  After an irregular move, the position as it
-    stood (a `position_comment`), so that the record replays past it."""
+    with the referee's comments at that move (`pre_comments` before the first).  After a move
+    the rules cannot replay to the position that stood (an irregular move let stand), that
+    position (a `position_comment`), so that the record replays past it."""
     rec = new_record(variant, start_fen, **tags)
+    rec.pre_comments.extend(pre_comments or [])
+    board = Board(start_fen, variant)
     for m in moves:
         comments = list(m.comments)
-        if not m.legal and m.fen_after:
+        try:
+            board, needed = board_after(board, m.text, m.fen_after)
+        except GameError:  # (no position recorded, and the rules cannot play it)
+            needed = False
+        if needed:
             comments.append(position_comment(m.fen_after))
         rec.plies.append(Ply(m.text, comments))
     return rec

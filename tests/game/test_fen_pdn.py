@@ -6,7 +6,14 @@ import pytest
 
 from game.board import BaseBoard, Board
 from game.errors import FenError, InvalidPositionError, PdnError
-from game.pdn import new_record, position_comment, read_game, read_games, write_game
+from game.pdn import (
+    board_after,
+    new_record,
+    position_comment,
+    read_game,
+    read_games,
+    write_game,
+)
 
 
 def test_start_fen_brazilian() -> None:
@@ -150,3 +157,23 @@ def test_pdn_irregular_move_without_a_position_is_still_an_error() -> None:
 def test_pdn_position_comment_that_is_no_position_is_named() -> None:
     with pytest.raises(PdnError, match="position comment"):
         read_game(f"1. c3-e5 {{{position_comment('W:Wa2')}}} *").replay()
+
+
+def test_pdn_a_legal_move_that_left_another_position_replays_to_it() -> None:
+    # c3xe5 takes d4 (RULES.md: a man captures by jumping); the player also took his own g1
+    # off, and the opponent let it stand: after it, White e5 only, Black h8 to move.
+    text = f"[FEN \"W:Wc3,g1:Bd4,h8\"]\n1. c3xe5 {{{position_comment('B:We5:Bh8')}}} h8-g7 *"
+    board, moves = read_game(text).replay()
+    assert moves[0] is not None  # the rules play the capture; the comment says what stood
+    assert board.fen() == "W:We5:Bg7"
+
+
+def test_board_after_says_when_a_position_is_needed() -> None:
+    start = Board("W:Wc3,g1:Bd4,h8")
+    after, needed = board_after(start, "c3xe5", "B:We5,g1:Bh8")  # as the rules play it
+    assert not needed and after.fen() == Board("B:We5,g1:Bh8").fen()
+    after, needed = board_after(start, "c3xe5", "B:We5:Bh8")  # g1 gone too
+    assert needed and after.fen() == "B:We5:Bh8"
+    after, needed = board_after(start, "g1-e3", "B:Wc3,e3:Bd4,h8")  # not a move at all
+    assert needed and after.fen() == Board("B:Wc3,e3:Bd4,h8").fen()
+    assert start.fen() == Board("W:Wc3,g1:Bd4,h8").fen()  # the board given is left as it was
