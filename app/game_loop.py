@@ -26,6 +26,7 @@ from game.engine.engine import Engine
 from game.engine.search import SearchLimits
 from game.pdn import write_game
 from game.referee import EventType, Policy, Referee, RefereeConfig, RefereeEvent
+from game.referee_events import comment_text
 from robot.config import RobotConfig
 from robot.errors import GantryDisconnected, GantryError
 from robot.executor import ExecutionResult, Executor
@@ -333,7 +334,8 @@ class GameLoop:
         names = [ref.board.square_name(s) for s in event.squares]
         text = f"{event.type.value.replace('_', ' ')}: {event.detail}"
         if self.journal is not None:
-            self.journal.record_irregularity(event.type.value, text, names)
+            # (worded as the referee's own record words it: the web page's PDN is that record)
+            self.journal.record_irregularity(event.type.value, comment_text(event), names)
         shown = text
         if self.teaching:
             from app.teaching import explain

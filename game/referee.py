@@ -97,6 +97,8 @@ class Referee:
         self.notes: list[RefereeEvent] = []
         self._rereads = 0  # depth of `_reread`
         self.record: list[RecordedMove] = []
+        # Irregularities put back before any move stood (INSIST): the record's first comments.
+        self.pre_comments: list[str] = []
         # INSIST: square -> the piece (or None) it must hold again before play goes on.
         self.restore: dict[int, Piece | None] = {}
         # INSIST after touch-move: the move must start from one of these squares.
@@ -517,7 +519,7 @@ class Referee:
     def game_record(self, **tags: str) -> GameRecord:
         """What happened, as a PDN game (see `referee_events.game_record`)."""
         start = None if self.start_fen == Board(None, self.board.variant).fen() else self.start_fen
-        return game_record(self.board.variant, start, self.record, **tags)
+        return game_record(self.board.variant, start, self.record, self.pre_comments, **tags)
 
     # -- deciding ---------------------------------------------------------------------------
     def _lift_times(self) -> dict[int, float]:
@@ -691,6 +693,13 @@ class Referee:
 
     def _emit(self, events: list[RefereeEvent]) -> list[RefereeEvent]:
         self.events.extend(events)
+        if self.restore:
+            # (INSIST) Put back, so no move stood to carry them: a scorer notes what was tried
+            # after the move before, as the game's journal does (app.journal), so the two
+            # records of one game agree.
+            notes = [comment_text(e) for e in events
+                     if e.type not in (EventType.MOVE, EventType.UNREADABLE)]
+            (self.record[-1].comments if self.record else self.pre_comments).extend(notes)
         return events
 
 

@@ -205,6 +205,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     from app.journal import Journal, JournalHeader
     from app.simtable import OracleStream
     from game.referee import Referee, RefereeConfig
+    from game.referee_events import comment_text
     from sim.scripted_game import ScriptConfig, script_game
 
     config = load_config(args.config)
@@ -220,19 +221,31 @@ def cmd_record(args: argparse.Namespace) -> int:
     referee = Referee(board, RefereeConfig(policy=Policy.RECORD))
     stream = OracleStream(script.table.world, script.variant)
     written = 0
-    for state in script.frames:
-        obs, stable = stream.push(state, state.frame, state.time_s)
-        for event in referee.observe(obs, stable):
-            if event.type.value != "move":
-                text = f"{event.type.value}: {event.detail}"
-                journal.record_irregularity(event.type.value, text,
-                                            [board.square_name(s) for s in event.squares])
-                print(f"  ! {text}", flush=True)
-        while written < len(referee.record):
+
+    def write_moves(upto: int) -> None:
+        nonlocal written
+        while written < upto:
             m = referee.record[written]
             journal.record_move(m.text, m.fen_after, by=m.color.value)
             print(f"{written + 1:3d}. {m.text}", flush=True)
             written += 1
+
+    for state in script.frames:
+        obs, stable = stream.push(state, state.frame, state.time_s)
+        for event in referee.observe(obs, stable):
+            # In the order they came, each move's irregularities after it: the journal hangs
+            # an irregularity on the move before it, as the referee's record (the PDN written
+            # below) does.  (One still board may close two moves.)
+            if event.type.value == "move":
+                write_moves(min(written + 1, len(referee.record)))
+            elif event.type.value == "unreadable":  # (the camera's, not the game's: as in play)
+                print(f"  ? {event.detail}", flush=True)
+            else:
+                text = comment_text(event)
+                journal.record_irregularity(event.type.value, text,
+                                            [board.square_name(s) for s in event.squares])
+                print(f"  ! {text}", flush=True)
+        write_moves(len(referee.record))
     journal.record_end("*", "recording stopped")
     journal.close()
     pdn_text = write_game(referee.game_record(Event="damas record"))

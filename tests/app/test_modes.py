@@ -10,6 +10,7 @@ from app.cli import main
 from app.journal import load_journal
 from app.teaching import explain, hint
 from game.board import Board
+from game.pdn import read_game
 from game.referee import EventType, RefereeEvent
 
 
@@ -57,3 +58,28 @@ def test_record_mode_in_play_points_to_record(tmp_path: Path,
     cfg.write_text('version = 1\n[game]\nmode = "record"\n')
     assert main(["play", "--config", str(cfg)]) == 2
     assert "damas record" in capsys.readouterr().err
+
+
+def test_record_journal_and_pdn_say_the_same(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """`damas record` writes a journal and a PDN: read back, the journal gives the same game,
+    each irregularity on the same move.  It gave some one move early (an irregularity was
+    written before the move it is about), and a capture that also took the mover's own man
+    replayed to another position (seed 1); in seed 2 one still board closes two moves, a
+    capture left half-cleared and the next move, and the removal belongs to the first."""
+    for seed in (1, 2):
+        cfg = tmp_path / f"rec-{seed}.toml"
+        cfg.write_text(f'version = 1\n[journal]\ndir = "{tmp_path / f"games-{seed}"}"\n')
+        pdn = tmp_path / f"game-{seed}.pdn"
+        assert main(["record", "--config", str(cfg), "--seed", str(seed), "--pdn",
+                     str(pdn)]) == 0
+        assert "!" in capsys.readouterr().out  # irregularities were called
+        written = read_game(pdn.read_text())
+        (journal,) = (tmp_path / f"games-{seed}").glob("*.jsonl")
+        loaded = load_journal(journal)
+        kept = loaded.to_game_record()
+        assert [(p.text, p.comments) for p in kept.plies] == [(p.text, p.comments)
+                                                               for p in written.plies]
+        assert any(p.comments for p in written.plies)
+        fens = [r["fen"] for r in loaded.records if r["type"] == "move"]
+        assert written.replay()[0].placement_equals(Board(fens[-1]))

@@ -96,6 +96,12 @@ def test_an_irregularity_the_robot_lets_go_is_counted_once(
     assert [(p.text, p.comments) for p in served.plies] == [(p.text, p.comments)
                                                              for p in record.plies]
     assert served.result == record.result != "*"
+    # and so is the journal's (the PDN `damas play` writes): each irregularity on the same
+    # move, one asked back on the move before it
+    kept = load_journal(journal).to_game_record()
+    assert [(p.text, p.comments) for p in kept.plies] == [(p.text, p.comments)
+                                                           for p in record.plies]
+    assert kept.pre_comments == record.pre_comments
 
 
 def _config(tmp_path: Path) -> Path:

@@ -409,6 +409,30 @@ def test_insist_illegal_move_must_be_put_back() -> None:
     run.play(bad, before, "e5", "c3")
     run.play(before, moved(before, "c3", "d4"), "c3", "d4")
     assert run.types() == ["illegal", "move"]
+    # Put back before any move stood: the record says so before its first move.
+    record = run.ref.game_record()
+    assert [p.text for p in record.plies] == ["c3-d4"] and record.plies[0].comments == []
+    assert len(record.pre_comments) == 1 and record.pre_comments[0].startswith("illegal")
+
+
+def test_insist_put_back_is_noted_after_the_move_before() -> None:
+    # White c3-d4 stands; Black tries h8-f6 (a man steps one square: RULES.md s.1), puts it
+    # back and plays h8-g7.  The scorer writes the attempt after White's move, which is where
+    # the journal of `damas play` puts it (app.journal), and not on h8-g7.
+    run = Run("W:Wc3:Bh8", policy=Policy.INSIST)
+    before = place("c3", "h8")
+    after_white = moved(before, "c3", "d4")
+    bad = moved(after_white, "h8", "f6")
+    run.play(before, after_white, "c3", "d4")
+    run.play(after_white, bad, "h8", "f6")
+    assert run.types() == ["move", "illegal"]
+    run.play(bad, after_white, "f6", "h8")
+    run.play(after_white, moved(after_white, "h8", "g7"), "h8", "g7")
+    assert run.moves() == ["c3-d4", "h8-g7"]
+    record = run.ref.game_record()
+    assert [p.text for p in record.plies] == ["c3-d4", "h8-g7"]
+    assert [len(p.comments) for p in record.plies] == [1, 0]
+    assert record.plies[0].comments[0].startswith("illegal") and not record.pre_comments
 
 
 def test_accept_policy_plays_on_with_a_comment() -> None:
