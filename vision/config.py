@@ -111,6 +111,9 @@ class KingConfig:
     # veil of `veil_full` (0..255) over the piece's square.
     veil_split: float = 0.5
     veil_full: float = 60.0
+    # A piece in a glare spot does not show the veil the board does (vision.kings.
+    # piece_likeness): rendered scenes, seed 1, 652 -> 634 squares misread.
+    pieces_unveiled: bool = True
     clear_preference: float = 0.2  # a preference this far from the split is fairly sure
     # The wall test (vision.kings.wall_preference), added to the silhouette's preference with
     # this weight: it decides where the silhouette hardly does.

@@ -64,7 +64,8 @@ def _ray_distance_rows(xx: np.ndarray, xb: np.ndarray, bb: np.ndarray,
 def piece_likeness(x: np.ndarray, piece: np.ndarray, per: np.ndarray, board: np.ndarray,
                    kind: np.ndarray, board_shade: tuple[float, float],
                    piece_shade: tuple[float, float], mix: np.ndarray | None = None,
-                   faint_apart: float = 0.0) -> np.ndarray:
+                   faint_apart: float = 0.0, piece_veil: np.ndarray | None = None,
+                   ) -> np.ndarray:
     """-1 (board) .. +1 (piece) for N colours x (N x 3) seen where piece[per] might stand on
     board[kind]: the distance to (any shade of) the board minus that to the piece, relative to
     how far apart the two are.  Where `mix` (N,) names another kind (a sample by a grid line),
@@ -74,13 +75,17 @@ def piece_likeness(x: np.ndarray, piece: np.ndarray, per: np.ndarray, board: np.
     by noise: over light squares and the frame (kinds 1 and up), a colour `faint_apart` or
     less from the piece's says that much less (a white frame behind a white man on the far
     rank read as his king's top).  Not over the dark squares: a set of their colour is told
-    from them by nothing else."""
+    from them by nothing else.
+
+    `piece_veil` (P,): the veil (over the gain) taken off the colours x and the pieces'
+    colours alike, which a piece does not show: glare is the board's own reflection, and a
+    piece standing in it hides it.  With it given back, a shade of the piece is a shade of
+    its colour, not of its colour less the veil."""
     # (Row gathers by np.take: fancy indexing of rows is several times slower.)
     xx = channel_sum(x * x)
     x_boards = x @ board.T  # (N, kinds)
     n_kinds = len(board)
     xb = np.take(x_boards.reshape(-1), np.arange(len(x)) * n_kinds + kind)
-    xp = channel_sum(x * np.take(piece, per, axis=0))
     bb = board @ board.T  # (kinds, kinds)
     d_board = _ray_distance_rows(xx, xb, np.take(np.diag(bb), kind), *board_shade)
     if mix is not None:
@@ -95,7 +100,16 @@ def piece_likeness(x: np.ndarray, piece: np.ndarray, per: np.ndarray, board: np.
                         + share ** 2 * bb[m, m])
             d_board[edge] = np.minimum(d_board[edge], _ray_distance_rows(
                 xe, x_blend, bb_blend, *board_shade).min(axis=0))
-    d_piece = _ray_distance_rows(xx, xp, np.take(channel_sum(piece * piece), per), *piece_shade)
+    if piece_veil is not None:
+        lifted = piece + piece_veil[:, None]
+        xl = x + np.take(piece_veil, per)[:, None]
+        d_piece = _ray_distance_rows(channel_sum(xl * xl),
+                                     channel_sum(xl * np.take(lifted, per, axis=0)),
+                                     np.take(channel_sum(lifted * lifted), per), *piece_shade)
+    else:
+        xp = channel_sum(x * np.take(piece, per, axis=0))
+        d_piece = _ray_distance_rows(xx, xp, np.take(channel_sum(piece * piece), per),
+                                     *piece_shade)
     apart = np.linalg.norm(piece[:, None, :] - board[None, :, :], axis=2)  # (P, kinds)
     apart_x = np.take(apart.reshape(-1), per * n_kinds + kind)
     like = np.clip((d_board - d_piece) / (0.35 * np.maximum(apart_x, 10.0)), -1.0, 1.0)
@@ -476,7 +490,8 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     board = background_bgr.astype(np.float32)
     piece = piece_bgr.astype(np.float32)
     p = piece_likeness(cols, piece, per, board, kind, kc.board_shade, kc.piece_shade, mix,
-                       kc.faint_apart)
+                       kc.faint_apart,
+                       np.maximum(off.mean(axis=1), 0.0) / gain if kc.pieces_unveiled else None)
     # Past the image's edge nothing is seen (the sampler repeats the edge's pixels there: a
     # piece on the far row, its top cut off by a photo framed tight on the board, read as a
     # king).
