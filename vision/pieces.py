@@ -181,13 +181,12 @@ def _piece_sets(x: np.ndarray, min_separation: float, board_bgr: np.ndarray | No
                 one = x[(assign == order[0]) | (assign == order[1])].mean(axis=0)
                 if np.linalg.norm(one - c) >= min_separation:
                     # The few left over are the other set (a lone king at the end of a game).
-                    return ((one, c) if one[0] >= c[0] else (c, one)) + ([],)
+                    return _lighter_first(one, c, x, veil, min_separation) + ([],)
             others.append(c)
     if np.linalg.norm(a - b) < min_separation:
         by_hue = _hue_sets(x)
         if by_hue is not None:
-            a, b = by_hue
-            return ((a, b) if a[0] >= b[0] else (b, a)) + ([],)
+            return _lighter_first(*by_hue, x, veil, min_separation) + ([],)
         if not others or len(x) < 3:
             return None
         # The two largest groups are one set in two lights; the few left over, far from it,
@@ -196,7 +195,36 @@ def _piece_sets(x: np.ndarray, min_separation: float, board_bgr: np.ndarray | No
         if np.linalg.norm(one - c) < min_separation:
             return None
         a, b, others = one, c, []
-    return ((a, b) if a[0] >= b[0] else (b, a)) + (others,)
+    return _lighter_first(a, b, x, veil, min_separation) + (others,)
+
+
+def _lighter_first(a: np.ndarray, b: np.ndarray, x: np.ndarray, veil: np.ndarray | None,
+                   min_separation: float) -> tuple[np.ndarray, np.ndarray]:
+    """The sets a, b (Lab) as (lighter, darker), each seen with the glare veil over its
+    members (rows of x nearer it than the other; their median veil) given back: glare is the
+    board's reflection, which a piece standing in it hides.  With the veil taken off, a green
+    king alone in a glare spot was darker than the magenta men, and a white man and king
+    under a veil of 89 levels darker than the red men: the sets were named the wrong way
+    round.  (Seeds 1, 7, 11 and 30 of vision_eval.py, 5,000 scenes: the names changed in six,
+    rightly in five; in the sixth a hand over a square, not found covered, was taken for a
+    set, and the veil the light model fitted there is the hand's.)
+
+    Not when, the veils given back, the two are less than `min_separation` apart: one set,
+    part of it in the glare, part not, which the veil does not name.  (Scene 1000038 of
+    `vision_eval.py --camouflaged`: red men in and out of a glare spot, the other set the
+    colour of its squares; named by the veil, the reds out of the glare read as black.  Taken
+    for one set, the reds all read black, as a set darker than the board's middle.)"""
+    plain = (a, b) if a[0] >= b[0] else (b, a)
+    if veil is None or len(x) == 0:
+        return plain
+    near_a = _set_distance(x, a) <= _set_distance(x, b)
+    lifted = []
+    for c, members in ((a, near_a), (b, ~near_a)):
+        given = float(np.median(np.maximum(veil[members], 0.0))) if members.any() else 0.0
+        lifted.append(_to_lab(_to_bgr(c) + given) if given > 0 else c)
+    if np.linalg.norm(lifted[0] - lifted[1]) < min_separation:
+        return plain
+    return (a, b) if lifted[0][0] >= lifted[1][0] else (b, a)
 
 
 def _one_set_in_two_lights(a: np.ndarray, b: np.ndarray, c: np.ndarray,

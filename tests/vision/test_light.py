@@ -265,6 +265,29 @@ def test_glare_washed_squares_are_no_set():
     assert white_lab[0] > 150
 
 
+def test_a_set_in_glare_is_named_by_its_colour_with_the_veil_given_back():
+    """Scene 1001696 of vision_eval: five magenta men out of the glare, and one green king in
+    a glare spot (8-bit Lab, light-corrected; the grey veil the light model found over each
+    square).  The renderer's green (BGR 70, 195, 100) is the lighter set, L 181 against the
+    magenta's (120, 40, 200) 117; but the king's colour with the veil of 46.9 levels taken
+    off is L 116.5, under the magenta men's 131: the sets were named the wrong way round.
+    The glare is the board's reflection, which the king hides: with the veil given back, he
+    is the lighter set."""
+    magenta = np.array([[134.4, 197.1, 140.1], [124.9, 193.4, 139.2], [132.5, 196.6, 139.3],
+                        [133.3, 196.8, 139.0], [131.0, 196.0, 139.5]])
+    green = np.array([[116.5, 87.1, 172.3]])
+    x = np.concatenate([magenta, green])
+    veil = np.array([-0.9, 1.0, 0.2, 0.3, 0.5, 46.9])
+    sets = _piece_sets(x, min_separation=30.0, veil=veil)
+    assert sets is not None
+    white_lab, black_lab, _ = sets
+    assert np.linalg.norm(white_lab - green[0]) < 1.0
+    assert np.linalg.norm(black_lab - magenta.mean(axis=0)) < 2.0
+    # Without the veils, by the corrected colours alone: the magenta men are the lighter.
+    white_lab, black_lab, _ = _piece_sets(x, min_separation=30.0)
+    assert np.linalg.norm(white_lab - magenta.mean(axis=0)) < 2.0
+
+
 def test_a_lone_square_in_the_bare_squares_colour_is_no_set():
     """The colours of fhgr-board-v2.jpg's pieces in a darker exposure, with the corners 1.5 px
     off the labelled ones: five black men, one tan king, and a dark blue square the light
