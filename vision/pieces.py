@@ -227,6 +227,28 @@ def _lighter_first(a: np.ndarray, b: np.ndarray, x: np.ndarray, veil: np.ndarray
     return (a, b) if lifted[0][0] >= lifted[1][0] else (b, a)
 
 
+def _hand_shadow_set(white_lab: np.ndarray, black_lab: np.ndarray, x: np.ndarray,
+                     dark_bgr: np.ndarray, most: int = 3, within: float = 0.03,
+                     darker: float = 0.95) -> np.ndarray | None:
+    """Is one of the two sets (Lab) a few bare dark squares in a hand's shadow, its members
+    (rows of x, the nearer set's; at most `most`) each the bare square's own colour, darker
+    (at most `darker` of its light) and within `within` of its own size of that shade?  A
+    hand's fingers shade the squares beside them; on a board of one set, those made the other
+    set.  (Only on coloured dark squares: on grey ones, any black set is such a shade.)
+    Which rows of x are those squares, or None."""
+    if float(np.ptp(dark_bgr)) < _COLOURED_SQUARE:
+        return None
+    near_white = _set_distance(x, white_lab) <= _set_distance(x, black_lab)
+    for members in (near_white, ~near_white):
+        if not members.any() or members.sum() > most:
+            continue
+        bgr = _to_bgr_rows(x[members])
+        gain = bgr @ dark_bgr / float(dark_bgr @ dark_bgr)
+        if ((gain <= darker) & _is_shade(bgr, dark_bgr, within, 0.0)).all():
+            return members
+    return None
+
+
 def _one_set_in_two_lights(a: np.ndarray, b: np.ndarray, c: np.ndarray,
                            ratio: float = 0.5, min_chroma: float = 12.0) -> bool:
     """Are the two large colour groups a, b (Lab) one set in two lights and the small one c
@@ -827,6 +849,15 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
                                veil=light.offset[learn].mean(axis=1))
             if trace is not None:
                 trace["clusters"] = sets
+            # (With a hand over the board, a few bare squares its fingers shade are no set:
+            # they are bare.)
+            if sets is not None and covered.any():
+                shade = _hand_shadow_set(sets[0], sets[1], piece_lab[learn], dark_bgr)
+                if shade is not None:
+                    occ[learn[shade]] = False
+                    idx = np.flatnonzero(occ)
+                    learn = learn[~shade]
+                    sets = None
             if sets is not None and camo.sum() >= cfg.camouflage_set_min_squares and \
                     _in_two_lights(sets[0], sets[1], least=cfg.camouflage_one_set_light):
                 # Two "sets", one a shade of the other (a hard shadow over some of a set's

@@ -854,6 +854,18 @@ def test_sets_in_a_glare_veil_are_named_by_their_own_colour(seed, monkeypatch):
     assert len(occupancy_and_colour_errors(frame, veiled)) >= 5
 
 
+def test_squares_in_a_hands_shadow_make_no_set(monkeypatch):
+    """Scene 1001043 of vision_eval: white men and a king, no black piece, a hand over the
+    board's top and two bare red squares darkened by its fingers' shadow.  The two were the
+    black set and read as black men; they are bare, and every piece is read."""
+    frame, obs = _evaluation_scene(1001043)
+    assert occupancy_and_colour_errors(frame, obs) == []
+    # (The test does exercise it: with no set taken for a shadow, the two are black men.)
+    monkeypatch.setattr(pieces, "_hand_shadow_set", lambda *a: None)
+    _, shaded = _evaluation_scene(1001043)
+    assert [shaded.label(sq) for sq in (20, 28)] == ["black_man", "black_man"]
+
+
 def test_one_set_in_and_out_of_a_glare_spot_is_not_named_by_the_veil():
     """Scene 1000038 of `vision_eval.py --camouflaged`: red men, some in a glare spot and
     some not, and brown men on brown squares.  The reds fell into two groups, those in the

@@ -13,6 +13,7 @@ from vision.pieces import (
     _across_shadow_edge,
     _camouflaged_pieces,
     _camouflaged_set,
+    _hand_shadow_set,
     _hue_sets,
     _piece_sets,
     _to_lab,
@@ -286,6 +287,30 @@ def test_a_set_in_glare_is_named_by_its_colour_with_the_veil_given_back():
     # Without the veils, by the corrected colours alone: the magenta men are the lighter.
     white_lab, black_lab, _ = _piece_sets(x, min_separation=30.0)
     assert np.linalg.norm(white_lab - magenta.mean(axis=0)) < 2.0
+
+
+def test_bare_squares_in_a_hands_shadow_are_no_set():
+    """Scene 1001043 of vision_eval: white men and a king on a red and cream board, a hand
+    over its top, and two bare red squares beside its fingers in their shadow: (41, 48, 157)
+    and (43, 49, 158), 0.83 of the bare square's (52, 58, 189.5) light and within 1.2% of
+    that shade.  They were the black set, and read as black men.  Red men on those squares
+    (the renderer's red, (40, 40, 185)) are 9.6% off the shade: a set."""
+    dark = np.array([52.0, 58.0, 189.5])
+    cream = np.array([203.0, 238.0, 254.0])
+    shadows = np.array([[41.0, 48.0, 157.0], [43.0, 49.0, 158.0]])
+    x = _to_lab(np.vstack([cream, cream * 0.95, shadows]))
+    white_lab, black_lab = x[:2].mean(axis=0), x[2:].mean(axis=0)
+    shade = _hand_shadow_set(white_lab, black_lab, x, dark)
+    assert shade is not None and shade.tolist() == [False, False, True, True]
+    reds = _to_lab(np.vstack([cream, cream * 0.95, [[40.0, 40.0, 185.0]] * 2]))
+    assert _hand_shadow_set(white_lab, reds[2:].mean(axis=0), reds, dark) is None
+    # Nor more squares than a hand's fingers shade (a set of a few pieces of that colour).
+    many = _to_lab(np.vstack([cream, cream * 0.95] + [shadows] * 2))
+    assert _hand_shadow_set(white_lab, black_lab, many, dark) is None
+    # Nor on grey squares, of which any black set is a shade.
+    grey = np.array([60.0, 60.0, 60.0])
+    blacks = _to_lab(np.vstack([cream, cream * 0.95, [[30.0, 30.0, 30.0]] * 2]))
+    assert _hand_shadow_set(white_lab, blacks[2:].mean(axis=0), blacks, grey) is None
 
 
 def test_a_lone_square_in_the_bare_squares_colour_is_no_set():
