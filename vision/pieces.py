@@ -100,7 +100,8 @@ def _piece_sets(x: np.ndarray, min_separation: float, board_bgr: np.ndarray | No
 
     A lone square whose colour is a lighter shade of the bare square `board_bgr`, when that
     has a clear hue (a square the light model left too light), is no set: it is left out
-    first, whatever the distances.
+    first, whatever the distances; and, under a veil (`_LONE_SHADE_VEIL`), it is not the
+    other set's lone piece either.
 
     `veil` (rows of x): the grey veil (levels) the light model found over each square.  The
     lightest and darkest seeds are taken from squares under none (`_SET_IN_GLARE`), when those
@@ -153,6 +154,11 @@ def _piece_sets(x: np.ndarray, min_separation: float, board_bgr: np.ndarray | No
                                      < _SHADE_OF_BOARD * np.linalg.norm(bgr, axis=1))
         if lone_shade[order[1]] and not lone_shade[order[2]] and sizes[order[2]] == 1:
             order[[1, 2]] = order[[2, 1]]
+    # (Such a square under a glare veil, even a faint one, is not the other set's lone piece
+    # either: a red man alone on red squares is a lighter shade of them too, but shows none.)
+    veiled_shade = lone_shade & np.array(
+        [veil is not None and (assign == k).any()
+         and float(np.median(veil[assign == k])) >= _LONE_SHADE_VEIL for k in range(3)])
     a, b, c = (centres[k] for k in order)
     others: list[np.ndarray] = []
     if sizes[order[2]] > 0:
@@ -177,7 +183,7 @@ def _piece_sets(x: np.ndarray, min_separation: float, board_bgr: np.ndarray | No
             a, b = trio[pair[0]], trio[pair[1]]
             others.append(trio[3 - sum(pair)])
         else:
-            if _one_set_in_two_lights(a, b, c):
+            if not veiled_shade[order[2]] and _one_set_in_two_lights(a, b, c):
                 one = x[(assign == order[0]) | (assign == order[1])].mean(axis=0)
                 if np.linalg.norm(one - c) >= min_separation:
                     # The few left over are the other set (a lone king at the end of a game).
@@ -192,7 +198,7 @@ def _piece_sets(x: np.ndarray, min_separation: float, board_bgr: np.ndarray | No
         # The two largest groups are one set in two lights; the few left over, far from it,
         # are the other set (a lone king at the end of a game).
         one = x[(assign == order[0]) | (assign == order[1])].mean(axis=0)
-        if np.linalg.norm(one - c) < min_separation:
+        if np.linalg.norm(one - c) < min_separation or veiled_shade[order[2]]:
             return None
         a, b, others = one, c, []
     return _lighter_first(a, b, x, veil, min_separation) + (others,)
@@ -328,9 +334,13 @@ _DARKEST_SET_BGR = 8.0  # a set's colour is kept at least this (a dark grey), se
 _SET_IN_GLARE = 10.0  # a set whose median piece has this veil (levels) is in glare, see classify
 # A colour this near (share of its own size) a lighter shade of the bare square (these gains)
 # is that square under light the model did not follow, not a piece set's colour (see
-# _piece_sets).  (Not a darker or equal one: a black man on a black square is that.)
+# _piece_sets).  (Not a darker or equal one: a black man on a black square is that.)  Up to
+# 2.5 times: a bare square in a lamp's light, the dark colour learned in a hard shadow over
+# most of the board, was 2.6 times a shade of it (2.0 before: scene 7000607).
 _SHADE_OF_BOARD = 0.15
-_LIGHTER_SHADE = (1.2, 2.0)
+_LIGHTER_SHADE = (1.2, 2.5)
+# A lone such square under at least this veil (levels) is no lone piece of the other set.
+_LONE_SHADE_VEIL = 5.0
 # ... and only on squares of a clear hue (BGR max - min): a glossy black man on a black square
 # is a lighter grey of it.
 _COLOURED_SQUARE = 30.0

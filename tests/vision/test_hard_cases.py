@@ -866,6 +866,19 @@ def test_squares_in_a_hands_shadow_make_no_set(monkeypatch):
     assert [shaded.label(sq) for sq in (20, 28)] == ["black_man", "black_man"]
 
 
+def test_a_lit_bare_square_is_no_lone_piece_of_the_other_set(monkeypatch):
+    """Scene 7000607 of vision_eval (seed 7): green men and kings only, a hard shadow over most
+    of a wood board, and one bare dark square in the lamp's light under a faint veil.  That
+    square was taken for the other set's lone piece, lighter than the greens, and every green
+    piece read black.  The renderer knows every piece is the white set's."""
+    frame, obs = _evaluation_scene(7000607)
+    assert occupancy_and_colour_errors(frame, obs) == []
+    # (The test does exercise it: with no veil enough to set such a square aside.)
+    monkeypatch.setattr(pieces, "_LONE_SHADE_VEIL", float("inf"))
+    _, before = _evaluation_scene(7000607)
+    assert len(occupancy_and_colour_errors(frame, before)) >= 5
+
+
 def test_one_set_in_and_out_of_a_glare_spot_is_not_named_by_the_veil():
     """Scene 1000038 of `vision_eval.py --camouflaged`: red men, some in a glare spot and
     some not, and brown men on brown squares.  The reds fell into two groups, those in the

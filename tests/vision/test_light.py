@@ -336,6 +336,27 @@ def test_a_lone_square_in_the_bare_squares_colour_is_no_set():
     assert len(others) == 1 and np.linalg.norm(others[0] - x[2]) < 1.0
 
 
+def test_a_lone_lit_square_under_a_veil_is_no_lone_piece_of_the_other_set():
+    """Scene 7000607 of vision_eval (seed 7): green men and kings only, on a wood board whose
+    dark squares (BGR 30, 52, 73) were learned in a hard shadow, and one bare dark square in
+    the lit part under a faint veil (8.1 levels), 2.6 times as bright as a shade of them.  It
+    was taken for the other set's lone piece and named white, and every green piece read
+    black.  It is a lighter shade of the bare square with a veil: no set.  A red man alone on
+    red squares is such a shade too, and shows no veil: still the other set (scene
+    1000664)."""
+    dark_bgr = np.array([30.0, 52.0, 73.0])
+    greens = np.array([[102.5, 98.7, 154.8], [100.5, 98.1, 154.2], [92.7, 101.7, 152.0],
+                       [113.2, 94.5, 158.0], [110.7, 95.4, 157.1], [83.9, 101.4, 151.6]])
+    lit = np.array([[156.4, 136.3, 151.4]])
+    x = np.concatenate([greens[:2], lit, greens[2:]])
+    veil = np.array([1.2, 0.8, 8.1, -0.5, 4.8, 2.3, 5.1])
+    assert _piece_sets(x, min_separation=30.0, board_bgr=dark_bgr, veil=veil) is None
+    unveiled = veil.copy()
+    unveiled[2] = 0.0
+    sets = _piece_sets(x, min_separation=30.0, board_bgr=dark_bgr, veil=unveiled)
+    assert sets is not None and np.linalg.norm(sets[0] - lit[0]) < 1.0
+
+
 def test_two_sets_alike_in_lightness_are_told_apart_by_hue():
     """Tan wooden men and red men in a dim photo: lightness 45-90 and 25-55 overlap, and their
     centres lie 35 apart, under the 44 the board's contrast asks; but in hue (a*, b*) they lie
