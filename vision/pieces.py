@@ -213,7 +213,8 @@ def _lighter_first(a: np.ndarray, b: np.ndarray, x: np.ndarray, veil: np.ndarray
     under a veil of 89 levels darker than the red men: the sets were named the wrong way
     round.  (Seeds 1, 7, 11 and 30 of vision_eval.py, 5,000 scenes: the names changed in six,
     rightly in five; in the sixth a hand over a square, not found covered, was taken for a
-    set, and the veil the light model fitted there is the hand's.)
+    set, and the veil the light model fitted there is the hand's.  That square is now set
+    aside as a lone lighter shade of the bare square under a veil, `_LONE_SHADE_VEIL`.)
 
     Not when, the veils given back, the two are less than `min_separation` apart: one set,
     part of it in the glare, part not, which the veil does not name.  (Scene 1000038 of
