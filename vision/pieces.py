@@ -1143,21 +1143,27 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     king_conf = np.full(n, 0.5)
     # (Not on occluded squares: what is there may be the hand, and it is not reported.)
     seen = idx[~occluded[idx]]
-    if len(seen):
-        n_px = not_board[seen].sum(axis=1)
+    frame_sq = None if s.frame_out.size == 0 else frame_extent(
+        _FloatGather(image_bgr.reshape(-1, 3))[s.frame_out.reshape(-1)]
+        .reshape(*s.frame_out.shape, 3), cfg)
+
+    def kings_of(at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        """read_kings for the squares `at`: (is_king, confidence, unlike a piece, height)."""
+        n_px = not_board[at].sum(axis=1)
         piece_cols = np.where(
             (n_px > 0)[:, None],
-            (base_all[seen] * not_board[seen][..., None]).sum(axis=1)
+            (base_all[at] * not_board[at][..., None]).sum(axis=1)
             / np.maximum(n_px, 1)[:, None],
             dark_bgr)
         # (Squares whose grid corners a hand hides may be the hand: they measure no set.)
-        trusted = None if covered is None else ~covered[seen]
-        frame_sq = None if s.frame_out.size == 0 else frame_extent(
-            _FloatGather(image_bgr.reshape(-1, 3))[s.frame_out.reshape(-1)]
-            .reshape(*s.frame_out.shape, 3), cfg)
-        k_is, k_conf, _, unlike, disc_height = read_kings(
-            img, s.kings, seen, light, piece_cols, background, is_white[seen].astype(int), cfg,
-            trusted, occ, frame_sq, None if known_discs is None else known_discs[seen])
+        trusted = None if covered is None else ~covered[at]
+        k_is, k_conf, _, unlike, height = read_kings(
+            img, s.kings, at, light, piece_cols, background, is_white[at].astype(int), cfg,
+            trusted, occ, frame_sq, None if known_discs is None else known_discs[at])
+        return k_is, k_conf, unlike, height
+
+    if len(seen):
+        k_is, k_conf, unlike, disc_height = kings_of(seen)
         king[seen] = k_is
         king_conf[seen] = k_conf
         # Bigger than any piece: something over the square, not reported as a piece; unless
@@ -1186,7 +1192,16 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     # (Last, once every test that reads the squares around has run: those were tuned with
     # these squares hidden.  What one shows is then read as a man or bare, not measured.)
     if cfg.hands_reach_in:
-        occluded &= ~lone_inside(occluded, s.kings.diagonal)
+        released = occluded & lone_inside(occluded, s.kings.diagonal)
+        occluded &= ~released
+        # (A piece on such a square is still told man or king, with the rest as they were.)
+        rel = np.flatnonzero(released & occ)
+        if len(rel):
+            both = np.union1d(idx[~occluded[idx] & occ[idx]], rel)
+            k_is, k_conf, _, _ = kings_of(both)
+            at = np.isin(both, rel)
+            king[both[at]] = k_is[at]
+            king_conf[both[at]] = k_conf[at]
     if trace is not None:
         trace.update(light=light, dark_bgr=dark_bgr, light_bgr=light_bgr, share=share,
                      base_bgr=base_bgr, occ=occ, threshold=threshold, spread=spread,

@@ -78,6 +78,21 @@ def test_a_lone_square_glare_or_a_shadows_edge_makes_foreign_is_read(seed, name,
     assert kept.occluded == {square}  # (the test does exercise the rule)
 
 
+@pytest.mark.parametrize("seed,name", [(1001049, "f4"), (7000177, "g5")])
+def test_a_king_on_a_lone_square_read_again_is_a_king(seed, name):
+    """Evaluation scenes where a king inside the board, no other square covered beside him,
+    was first reported covered: read again as what he shows, he was read as a man, the king
+    test having passed him by.  He is a king (the renderer stacked him)."""
+    frame, obs = _evaluation_scene(seed)
+    geo = frame.placement.geometry
+    square = {geo.algebraic(sq): sq for sq in frame.placement.squares}[name]
+    truth = frame.placement.piece_at(square).value
+    assert truth.endswith("king")
+    assert obs.label(square) == truth
+    kept = _read_again(frame, obs, VisionConfig(hands_reach_in=False))
+    assert square in kept.occluded  # (the test does exercise the rule)
+
+
 # Black pieces on navy squares (a dark set on dark squares) with a hand over the board.  The
 # hand's squares once raised the board's "normal stray" until the black set fell under it
 # (seed 111: five black men read as empty), and its colours joined the dark set's (106, 109:
