@@ -1143,12 +1143,15 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     king_conf = np.full(n, 0.5)
     # (Not on occluded squares: what is there may be the hand, and it is not reported.)
     seen = idx[~occluded[idx]]
-    frame_sq = None if s.frame_out.size == 0 else frame_extent(
-        _FloatGather(image_bgr.reshape(-1, 3))[s.frame_out.reshape(-1)]
-        .reshape(*s.frame_out.shape, 3), cfg)
+    frame_read: list[np.ndarray | None] = []  # (read once, when a piece is there to test)
 
     def kings_of(at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
         """read_kings for the squares `at`: (is_king, confidence, unlike a piece, height)."""
+        if not frame_read:
+            frame_read.append(None if s.frame_out.size == 0 else frame_extent(
+                _FloatGather(image_bgr.reshape(-1, 3))[s.frame_out.reshape(-1)]
+                .reshape(*s.frame_out.shape, 3), cfg))
+        frame_sq = frame_read[0]
         n_px = not_board[at].sum(axis=1)
         piece_cols = np.where(
             (n_px > 0)[:, None],
