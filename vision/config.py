@@ -66,6 +66,18 @@ class KingConfig:
     # seeds 1, 7 and 30: 722, 248 and 392 squares misread without, 719, 245 and 385 with 40;
     # 721 on seed 1 with 60, and 721 with 40 over the dark squares too.)
     faint_apart: float = 40.0
+    # A sample that is a dark shade of the piece (below `near_dark_shade` of its colour: its
+    # wall in shade) is likened to piece and board with their colours taken as at most
+    # `near_apart` times its two distances apart, not as far as the lit colours are (vision.
+    # kings.shade_apart), in the height fit along the view, where a man and a king differ by
+    # `near_min_step_px` or more.  (Rendered scenes, seeds 1, 7 and 30: 634, 336 and 251
+    # squares misread without; 606, 314 and 245 with it.  With no least difference: 618, 323
+    # and 247 (at 10-20 deg, where they differ by 2-4 px, as many calls went wrong as right);
+    # seed 7 from 4 px: 330.  Seed 7 with every sample so, in every fit: 318, and 14 of the
+    # vision tests' pieces read otherwise; with near_apart 1: 344, 1.5: 334, 3: 324.)
+    near_apart: float = 2.0
+    near_dark_shade: float = 0.7
+    near_min_step_px: float = 3.0
     spot_delta: float = 40.0  # a specular spot is this much lighter (0..255) than piece/board
     spot_max_sq: float = 0.3  # and no longer along the view (longer: a clipped top face)
     shifts: int = 13  # off-centre shifts tried along the view (within max_offset_sq)

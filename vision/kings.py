@@ -81,6 +81,19 @@ def piece_likeness(x: np.ndarray, piece: np.ndarray, per: np.ndarray, board: np.
     colours alike, which a piece does not show: glare is the board's own reflection, and a
     piece standing in it hides it.  With it given back, a shade of the piece is a shade of
     its colour, not of its colour less the veil."""
+    d_board, d_piece, apart_x, _ = likeness_distances(x, piece, per, board, kind, board_shade,
+                                                      piece_shade, mix, piece_veil)
+    return likeness(d_board, d_piece, apart_x, kind, faint_apart)
+
+
+def likeness_distances(x: np.ndarray, piece: np.ndarray, per: np.ndarray, board: np.ndarray,
+                       kind: np.ndarray, board_shade: tuple[float, float],
+                       piece_shade: tuple[float, float], mix: np.ndarray | None = None,
+                       piece_veil: np.ndarray | None = None,
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What `piece_likeness` weighs, each (N,): the distances to (any shade of) the board and
+    to the piece, how far apart the two colours are, and the shade of the piece each colour
+    is (its projection on the piece's colour: 1 the colour itself, 0.3 a wall in shade)."""
     # (Row gathers by np.take: fancy indexing of rows is several times slower.)
     xx = channel_sum(x * x)
     x_boards = x @ board.T  # (N, kinds)
@@ -112,10 +125,30 @@ def piece_likeness(x: np.ndarray, piece: np.ndarray, per: np.ndarray, board: np.
                                      *piece_shade)
     apart = np.linalg.norm(piece[:, None, :] - board[None, :, :], axis=2)  # (P, kinds)
     apart_x = np.take(apart.reshape(-1), per * n_kinds + kind)
-    like = np.clip((d_board - d_piece) / (0.35 * np.maximum(apart_x, 10.0)), -1.0, 1.0)
+    shade = channel_sum(x * np.take(piece, per, axis=0)) / np.maximum(
+        np.take(channel_sum(piece * piece), per), 1e-6)
+    return d_board, d_piece, apart_x, shade
+
+
+def likeness(d_board: np.ndarray, d_piece: np.ndarray, apart: np.ndarray, kind: np.ndarray,
+             faint_apart: float = 0.0) -> np.ndarray:
+    """-1 (board) .. +1 (piece) from `likeness_distances`: the two distances' difference
+    relative to `apart`, how far apart the colours are taken to be (see `piece_likeness`)."""
+    like = np.clip((d_board - d_piece) / (0.35 * np.maximum(apart, 10.0)), -1.0, 1.0)
     if faint_apart > 0:
-        like = np.where(kind >= 1, like * np.clip(apart_x / faint_apart, 0.0, 1.0), like)
+        like = np.where(kind >= 1, like * np.clip(apart / faint_apart, 0.0, 1.0), like)
     return like
+
+
+def shade_apart(d_board: np.ndarray, d_piece: np.ndarray, apart: np.ndarray,
+                shade: np.ndarray, near: float, dark_shade: float) -> np.ndarray:
+    """How far apart piece and board are taken to be (for `likeness`) at a sample that is a
+    dark shade of the piece (below `dark_shade` of its colour): at most `near` times its two
+    distances together.  A piece's wall in shade lies where the two colours' shades are far
+    closer than the lit colours are (an orange man's wall in a lamp's shade is within 20 of
+    walnut's colour, his top face 170 from it): relative to the lit colours' distance it said
+    hardly anything, and nearer one of them by a factor of several it is that one."""
+    return np.where(shade < dark_shade, np.minimum(apart, near * (d_board + d_piece)), apart)
 
 
 def _sample(image: np.ndarray, xy: np.ndarray) -> np.ndarray:
@@ -491,15 +524,24 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     piece = piece_bgr.astype(np.float32)
     # (A negative veil is no glare but a fit across a shadow's edge: not given back.  With it,
     # seed 1 read 7 squares fewer wrong, and a man beside a shadow band's edge as a king.)
-    p = piece_likeness(cols, piece, per, board, kind, kc.board_shade, kc.piece_shade, mix,
-                       kc.faint_apart,
-                       np.maximum(off.mean(axis=1), 0.0) / gain if kc.pieces_unveiled else None)
+    d_board, d_piece, apart, shade = likeness_distances(
+        cols, piece, per, board, kind, kc.board_shade, kc.piece_shade, mix,
+        np.maximum(off.mean(axis=1), 0.0) / gain if kc.pieces_unveiled else None)
+    p = likeness(d_board, d_piece, apart, kind, kc.faint_apart)
+    # The height fit along the view reads a dark shade of the piece (its wall) fully, as piece
+    # or board, whichever it is several times nearer (`shade_apart`).  (Not the width fit
+    # across, nor the disc height's measure: there it only moved the fits.)
+    al = slice(0, n_p * n_along)
+    p_near = likeness(d_board[al], d_piece[al],
+                      shade_apart(d_board[al], d_piece[al], apart[al], shade[al], kc.near_apart,
+                                  kc.near_dark_shade), kind[al], kc.faint_apart)
     # Past the image's edge nothing is seen (the sampler repeats the edge's pixels there: a
     # piece on the far row, its top cut off by a photo framed tight on the board, read as a
     # king).
     h, w = image.shape[:2]
     unseen = (pts[:, 0] < 0) | (pts[:, 0] > w - 1) | (pts[:, 1] < 0) | (pts[:, 1] > h - 1)
     p[unseen] = 0.0
+    p_near[unseen[al]] = 0.0
     # A specular spot (lighter than both the piece and the board, nearly grey) says nothing.
     c0, c1, c2 = cols.T  # (column by column: numpy reduces a length-3 axis slowly)
     lum = (c0 + c1 + c2) / 3.0
@@ -508,7 +550,9 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
                           np.take(board.mean(axis=1), kind)) + kc.spot_delta
     spot = (lum > brighter) & (chroma < 0.35 * lum)
     p[spot] = 0.0
+    p_near[spot[al]] = 0.0
     p_along = p[:n_p * n_along].reshape(along.shape[:3])
+    p_near = p_near.reshape(along.shape[:3])
     # (Past the frame the table, of no known colour: nothing.  The test for something bigger
     # than a piece still reads it, a hand reaching in over the table.)
     p_seen = p_along
@@ -516,6 +560,7 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     if frame_sq is not None and len(ks.along_out):
         past = ks.along_out[idx] > np.asarray(frame_sq)[ks.along_side[idx]]
         p_along = np.where(past, np.float32(0.0), p_along)
+        p_near = np.where(past, np.float32(0.0), p_near)
     p_across = p[n_p * n_along:].reshape(across.shape[:3])
 
     r0 = cfg.pieces.radius_sq
@@ -539,20 +584,24 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
         height = fit_height(p_along[fit], ks, idx[fit], radius[fit] * kc.radius_prior,
                             side_shift[fit], cfg)
     lam, rho = leans(ks, idx, height)
+    # (Only where a king's top stands well clear of a man's: where the two differ by a pixel
+    # or three, it moved as many calls one way as the other.)
+    near = lam[:, 0] * ks.square_px >= kc.near_min_step_px
+    p_near = np.where(near[:, None, None], p_near, p_along)
     lo_fit, hi_fit, n_fit = kc.radius_fit
     scales = np.linspace(lo_fit, hi_fit, n_fit)
     grid = radius[:, None] * scales[None, :]
-    best, most, shift = height_scores(p_along, ks.step_sq, t0, ks.b, grid, side_shift,
-                                      np.repeat(lam[..., None], n_fit, axis=2),
-                                      np.repeat(rho[..., None], n_fit, axis=2),
-                                      cfg.max_offset_sq, kc.shifts, kc.free_shift_sq,
+    lam_fit = np.repeat(lam[..., None], n_fit, axis=2)
+    rho_fit = np.repeat(rho[..., None], n_fit, axis=2)
+    best, most, shift = height_scores(p_near, ks.step_sq, t0, ks.b, grid, side_shift, lam_fit,
+                                      rho_fit, cfg.max_offset_sq, kc.shifts, kc.free_shift_sq,
                                       kc.shift_cost)
     pref, chosen = set_preference(best, most, group, scales, kc.radius_prior, kc.radius_free,
                                   kc.radius_prior_weight, trusted)
     rows = np.arange(n_p)
     # (Only as far as the board past the far edge reads as board: light squares and the
     # frame hold no piece, so what looks like one there is the board in the piece's colour.)
-    pref = pref * board_beyond(p_along, ks.step_sq, t0, ks.b, grid[rows, chosen], side_shift,
+    pref = pref * board_beyond(p_near, ks.step_sq, t0, ks.b, grid[rows, chosen], side_shift,
                                lam, rho, cfg.max_offset_sq,
                                (ks.along_kind[idx] != 0) & ~past)
     silhouette = pref
@@ -568,7 +617,7 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     lum_al = lum_al.reshape(along.shape[:3])
     wall = wall_preference(lum_al, ks.step_sq, t0, ks.b, grid[rows, chosen], side_shift, lam, rho,
                            shift[rows, chosen, (pref > 0).astype(np.intp)], kc)
-    length = wall_length_preference(p_along, lum_al, ks.step_sq, t0, ks.b, grid[rows, chosen],
+    length = wall_length_preference(p_near, lum_al, ks.step_sq, t0, ks.b, grid[rows, chosen],
                                     side_shift, lam, rho, kc)
     pref = pref + (kc.wall_weight * wall + kc.edge_weight * length) * (
         step_px >= kc.wall_min_step_px)
