@@ -586,7 +586,7 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     lam, rho = leans(ks, idx, height)
     # (Only where a king's top stands well clear of a man's: where the two differ by a pixel
     # or three, it moved as many calls one way as the other.)
-    near = lam[:, 0] * ks.square_px >= kc.near_min_step_px
+    near = (lam[:, 0] * ks.square_px >= kc.near_min_step_px) & (kc.near_apart > 0)
     p_near = np.where(near[:, None, None], p_near, p_along)
     lo_fit, hi_fit, n_fit = kc.radius_fit
     scales = np.linspace(lo_fit, hi_fit, n_fit)
