@@ -528,9 +528,10 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
         cols, piece, per, board, kind, kc.board_shade, kc.piece_shade, mix,
         np.maximum(off.mean(axis=1), 0.0) / gain if kc.pieces_unveiled else None)
     p = likeness(d_board, d_piece, apart, kind, kc.faint_apart)
-    # The height fit along the view reads a dark shade of the piece (its wall) fully, as piece
-    # or board, whichever it is several times nearer (`shade_apart`).  (Not the width fit
-    # across, nor the disc height's measure: there it only moved the fits.)
+    # The fits along the view (the height, the board beyond the far edge, the wall's length)
+    # read a dark shade of the piece (its wall) fully, as piece or board, whichever it is
+    # several times nearer (`shade_apart`).  (Not the width fit across, nor the disc height's
+    # measure: there it only moved the fits, the height measured 15% long.)
     al = slice(0, n_p * n_along)
     p_near = likeness(d_board[al], d_piece[al],
                       shade_apart(d_board[al], d_piece[al], apart[al], shade[al], kc.near_apart,
