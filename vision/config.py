@@ -73,10 +73,10 @@ class KingConfig:
     # `near_min_step_px` or more.  (Rendered scenes, seeds 1, 7 and 30: 634, 336 and 251
     # squares misread without; 606, 314 and 245 with it.  With no least difference: 618, 323
     # and 247 (at 10-20 deg, where they differ by 2-4 px, as many calls went wrong as right);
-    # seed 7 from 4 px: 330.  Seed 7 with every sample so, in every fit: 318, and 14 of the
-    # vision tests' pieces read otherwise; with near_apart 1: 344, 1.5: 334, 3: 324; with
-    # near_dark_shade 0.55: 316, 0.85: 317.  Off in a picture with no colour, vision.pieces.
-    # classify.)
+    # seed 7 from 2.5 px: 315, 3.5: 324, 4: 330.  Seed 7 with every sample so, in every fit:
+    # 318, and 14 of the vision tests' pieces read otherwise; with near_apart 1: 344, 1.5:
+    # 334, 3: 324; with near_dark_shade 0.55: 316, 0.85: 317.  Off in a picture with no
+    # colour, vision.pieces.classify.)
     near_apart: float = 2.0
     near_dark_shade: float = 0.7
     near_min_step_px: float = 3.0
