@@ -113,6 +113,9 @@ def likeness_distances(x: np.ndarray, piece: np.ndarray, per: np.ndarray, board:
                         + share ** 2 * bb[m, m])
             d_board[edge] = np.minimum(d_board[edge], _ray_distance_rows(
                 xe, x_blend, bb_blend, *board_shade).min(axis=0))
+    # (x . piece and piece . piece serve the piece's shades and the shade each colour is.)
+    xp = channel_sum(x * np.take(piece, per, axis=0))
+    pp = np.take(channel_sum(piece * piece), per)
     if piece_veil is not None:
         lifted = piece + piece_veil[:, None]
         xl = x + np.take(piece_veil, per)[:, None]
@@ -120,14 +123,10 @@ def likeness_distances(x: np.ndarray, piece: np.ndarray, per: np.ndarray, board:
                                      channel_sum(xl * np.take(lifted, per, axis=0)),
                                      np.take(channel_sum(lifted * lifted), per), *piece_shade)
     else:
-        xp = channel_sum(x * np.take(piece, per, axis=0))
-        d_piece = _ray_distance_rows(xx, xp, np.take(channel_sum(piece * piece), per),
-                                     *piece_shade)
+        d_piece = _ray_distance_rows(xx, xp, pp, *piece_shade)
     apart = np.linalg.norm(piece[:, None, :] - board[None, :, :], axis=2)  # (P, kinds)
     apart_x = np.take(apart.reshape(-1), per * n_kinds + kind)
-    shade = channel_sum(x * np.take(piece, per, axis=0)) / np.maximum(
-        np.take(channel_sum(piece * piece), per), 1e-6)
-    return d_board, d_piece, apart_x, shade
+    return d_board, d_piece, apart_x, xp / np.maximum(pp, 1e-6)
 
 
 def likeness(d_board: np.ndarray, d_piece: np.ndarray, apart: np.ndarray, kind: np.ndarray,
