@@ -1138,9 +1138,12 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     # -- kings -----------------------------------------------------------------------------------
     # Which height explains each piece's silhouette, one disc or two (see vision.kings).
     frame_bgr = median(flat[s.frame], axis=0)
-    # (The king stage was tuned with the plain medians of the board's samples as background.)
-    background = np.stack([median(patches.reshape(-1, 3), axis=0),
-                           median(probe_bgr, axis=0), frame_bgr])
+    # The board's two colours as voted (`board_colours`), the colours the light model maps
+    # every square to.  (Not the plain medians of their samples, which the king stage had
+    # from its first version: where pieces' walls, their shadows or a hand fill the corner
+    # patches of many dark squares, the median is none of them.  A navy square read as a
+    # grey-brown the colour of a white man's wall in shade, and five men as kings.)
+    background = np.stack([dark_bgr, light_bgr, frame_bgr]).astype(np.float64)
     king = np.zeros(n, bool)
     disc_height = 0.0
     king_conf = np.full(n, 0.5)
