@@ -206,7 +206,6 @@ def _evaluation_pieces_right(scenes, *cfgs):
     return right
 
 
-
 def test_the_board_beside_a_piece_is_its_colour_as_voted_not_its_samples_median():
     """Evaluation scene 1000367 (ground truth the renderer's): navy and yellow squares, white
     and red men and kings at 39 deg, an arm over the board.  The dark squares' corner patches
@@ -227,6 +226,7 @@ def test_the_board_beside_a_piece_is_its_colour_as_voted_not_its_samples_median(
     assert [truth.square_name(sq) for sq in pieces
             if obs.board.piece_at(sq) != truth.piece_at(sq)
             and not (sq in frame.partly_occluded and obs.label(sq) == "occluded")] == []
+
 
 def test_the_walls_length_tells_kings_from_men_where_the_silhouette_hardly_does():
     without = VisionConfig(kings=replace(KingConfig(), edge_weight=0.0))
