@@ -819,6 +819,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     is_white = np.zeros(n, bool)
     col_conf = np.ones(n)
     idx = np.flatnonzero(occ)
+    learn = idx  # (the squares the sets are learned from)
     camo = np.zeros(n, bool)
     set_like_squares = False  # (the darker set near its squares' colour, and darker)
     if colours is not None and colours.has_pieces:
@@ -1047,11 +1048,23 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         is_white |= dimmed
         col_conf[dimmed] = _DIMMED_CONFIDENCE
     elif len(idx):
-        # One set only on the board: lighter than the board's mean lightness is "white".
+        # One set only on the board: lighter than the board's mean lightness is "white".  The
+        # set is one colour, its learned members' (not a hand's, nor squares left out as
+        # glare): named piece by piece, a set near that lightness read as both sets (three
+        # orange men on a red-and-cream board, one white and two black).  A piece far from it
+        # (`min_separation` as `_piece_sets`) is one that learning left out, the other set's
+        # (white men on black squares, taken for bare squares under a glare veil): named by
+        # its own lightness.  (Rendered scenes, seeds 1 and 7, the 42 read as one set: 25
+        # squares of the wrong colour before, 19 with these.)
         mid = 0.5 * (dark_lab[0] + light_lab[0])
-        is_white = piece_lab[:, 0] >= mid
+        free = idx if covered is None else idx[~covered[idx]]
+        own = np.intersect1d(learn, free)
+        m = median(piece_lab[own if len(own) else free if len(free) else idx], axis=0)
+        apart = occ & (_set_distance(piece_lab, m) >= 0.3 * contrast)
+        if covered is not None:
+            apart &= ~covered
+        is_white = np.where(apart, piece_lab[:, 0] >= mid, bool(m[0] >= mid))
         col_conf = np.full(n, 0.6)
-        m = piece_lab[idx].mean(axis=0)
         white_lab, black_lab = (m, None) if m[0] >= mid else (None, m)
 
     # -- occlusion -------------------------------------------------------------------------------
