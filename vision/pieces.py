@@ -722,7 +722,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     (for bench/vision_eval.py's diagnostics).  `known_discs` (S,), where given, is how many
     discs stand on each square (a known position): the king stage measures the discs' height
     from them (`SquareVerdicts.disc_height_sq`)."""
-    if not has_colour(image_bgr[::_GREY_STRIDE, ::_GREY_STRIDE]):
+    colourless = not has_colour(image_bgr[::_GREY_STRIDE, ::_GREY_STRIDE])
+    if colourless:
         # (Nor is a dark grey a piece's wall in shade rather than the board: KingConfig.
         # near_apart is off.  On 300 scenes read without colour: 1,218 squares misread with
         # it off, 1,247 on.)
@@ -1055,12 +1056,16 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         # (`min_separation` as `_piece_sets`) is one that learning left out, the other set's
         # (white men on black squares, taken for bare squares under a glare veil): named by
         # its own lightness.  (Rendered scenes, seeds 1 and 7, the 42 read as one set: 25
-        # squares of the wrong colour before, 19 with these.)
+        # squares of the wrong colour before, 19 with these.)  Not in a picture with no
+        # colour: there two sets differ in lightness alone, and learning, which also weighs
+        # hue, often saw one where there are two; each piece is named by its own lightness.
+        # (300 scenes read without colour, seed 1: 156 squares of the wrong colour piece by
+        # piece, 233 named as one set.)
         mid = 0.5 * (dark_lab[0] + light_lab[0])
         free = idx if covered is None else idx[~covered[idx]]
         own = np.intersect1d(learn, free)
         m = median(piece_lab[own if len(own) else free if len(free) else idx], axis=0)
-        apart = occ & (_set_distance(piece_lab, m) >= 0.3 * contrast)
+        apart = occ & ((_set_distance(piece_lab, m) >= 0.3 * contrast) | colourless)
         if covered is not None:
             apart &= ~covered
         is_white = np.where(apart, piece_lab[:, 0] >= mid, bool(m[0] >= mid))
