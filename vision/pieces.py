@@ -331,6 +331,9 @@ def _is_shade(dim_bgr: np.ndarray, lit_bgr: np.ndarray, within: float,
 # and the light correction leaves some of that: a piece is given to the nearer set with
 # lightness counting half (two sets that differ only in lightness still differ).
 _SET_METRIC = np.array([0.5, 1.0, 1.0], np.float32)
+# Two piece sets' colours lie at least this share of the board's contrast apart (Lab): less,
+# and they are one set (in two lights, or kings and men).
+_SET_SEPARATION = 0.3
 _DARKEST_SET_BGR = 8.0  # a set's colour is kept at least this (a dark grey), see classify
 _SET_IN_GLARE = 10.0  # a set whose median piece has this veil (levels) is in glare, see classify
 # A colour this near (share of its own size) a lighter shade of the bare square (these gains)
@@ -861,7 +864,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         learn = idx[keep[idx]] if keep[idx].sum() >= 2 else (
             idx[~covered[idx]] if (~covered[idx]).sum() >= 2 else idx)
         if len(idx) >= 2:
-            sets = _piece_sets(piece_lab[learn], 0.3 * contrast, dark_bgr,
+            sets = _piece_sets(piece_lab[learn], _SET_SEPARATION * contrast, dark_bgr,
                                veil=light.offset[learn].mean(axis=1))
             if trace is not None:
                 trace["clusters"] = sets
@@ -928,7 +931,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
             if sets is None and hidden_bgr is not None:
                 seen_lab = median(piece_lab[learn], axis=0)
                 hidden_lab = _to_lab(hidden_bgr[None])[0]
-                if np.linalg.norm(seen_lab - hidden_lab) >= 0.3 * contrast:
+                if np.linalg.norm(seen_lab - hidden_lab) >= _SET_SEPARATION * contrast:
                     white_lab, black_lab = ((seen_lab, hidden_lab)
                                             if seen_lab[0] >= hidden_lab[0]
                                             else (hidden_lab, seen_lab))
@@ -1052,10 +1055,10 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         # One set only on the board: lighter than the board's mean lightness is "white".  The
         # set is one colour, its learned members' (not a hand's, nor squares left out as
         # glare): named piece by piece, a set near that lightness read as both sets (three
-        # orange men on a red-and-cream board, one white and two black).  A piece far from it
-        # (`min_separation` as `_piece_sets`) is one that learning left out, the other set's
-        # (white men on black squares, taken for bare squares under a glare veil): named by
-        # its own lightness.  (Rendered scenes, seeds 1 and 7, the 42 read as one set: 25
+        # orange men on a red-and-cream board, one white and two black).  A piece as far from
+        # it as two sets lie apart is one that learning left out, the other set's (white men
+        # on black squares, taken for bare squares under a glare veil): named by its own
+        # lightness.  (Rendered scenes, seeds 1 and 7, the 42 read as one set: 25
         # squares of the wrong colour before, 19 with these.)  Not in a picture with no
         # colour: there two sets differ in lightness alone, and learning, which also weighs
         # hue, often saw one where there are two; each piece is named by its own lightness.
@@ -1065,7 +1068,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         free = idx if covered is None else idx[~covered[idx]]
         own = np.intersect1d(learn, free)
         m = median(piece_lab[own if len(own) else free if len(free) else idx], axis=0)
-        apart = occ & ((_set_distance(piece_lab, m) >= 0.3 * contrast) | colourless)
+        apart = occ & ((_set_distance(piece_lab, m) >= _SET_SEPARATION * contrast) | colourless)
         if covered is not None:
             apart &= ~covered
         is_white = np.where(apart, piece_lab[:, 0] >= mid, bool(m[0] >= mid))
