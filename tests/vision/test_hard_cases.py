@@ -1012,10 +1012,9 @@ def test_pieces_left_out_of_a_lone_set_are_named_by_their_own_lightness():
 @pytest.mark.parametrize("seed", [1000091, 1000171])
 def test_in_a_picture_with_no_colour_pieces_read_as_one_set_are_named_each(seed):
     """Evaluation scenes 1000091 and 1000171 as a monochrome camera takes them: two sets of
-    greys about 50 levels apart, which learning the sets (weighing hue too) took for one.  Named
-    as one set, one set took the other's colour; each piece named by its own lightness
-    against the board's middle, as before sets alone were named as one, every piece read
-    has its set's colour."""
+    greys about 50 levels apart, which learning the sets (weighing hue too) took for one.
+    Named as one set, one set took the other's colour.  Each piece named by its own
+    lightness against the board's middle, every piece read has its set's colour."""
     frame, variant = evaluation_frame(seed)
     grey = cv2.cvtColor(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     obs = BoardObserver(variant, calibration=Calibration(camera=frame.intrinsics),
