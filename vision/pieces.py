@@ -1056,14 +1056,14 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         # set is one colour, its learned members' (not a hand's, nor squares left out as
         # glare): named piece by piece, a set near that lightness read as both sets (three
         # orange men on a red-and-cream board, one white and two black).  A piece as far from
-        # it as two sets lie apart is one that learning left out, the other set's (white men
-        # on black squares, taken for bare squares under a glare veil): named by its own
-        # lightness.  (Rendered scenes, seeds 1 and 7, the 42 read as one set: 25
-        # squares of the wrong colour before, 19 with these.)  Not in a picture with no
-        # colour: there two sets differ in lightness alone, and learning, which also weighs
-        # hue, often saw one where there are two; each piece is named by its own lightness.
-        # (300 scenes read without colour, seed 1: 156 squares of the wrong colour piece by
-        # piece, 233 named as one set.)
+        # it as two sets lie apart (`_SET_SEPARATION`, measured as a piece is given to a set,
+        # `_set_distance`) is one that learning left out, the other set's (white men on black
+        # squares, taken for bare squares under a glare veil): named by its own lightness.
+        # (Rendered scenes, seeds 1 and 7, the 42 read as one set: 25 squares of the wrong
+        # colour before, 19 with these.)  Not in a picture with no colour: there two sets
+        # differ in lightness alone, and learning, which also weighs hue, often saw one where
+        # there are two; each piece is named by its own lightness.  (300 scenes read without
+        # colour, seed 1: 156 squares of the wrong colour piece by piece, 233 named as one.)
         mid = 0.5 * (dark_lab[0] + light_lab[0])
         free = idx if covered is None else idx[~covered[idx]]
         own = np.intersect1d(learn, free)
