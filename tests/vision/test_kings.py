@@ -399,8 +399,8 @@ def test_a_pieces_wall_in_a_glare_spot_is_a_shade_of_its_own_colour():
 
 # Evaluation scenes with glare where a piece's wall, compared with its colour less the veil,
 # read as no shade of it (light and dark sets, men and kings; ground truth the renderer's).
-# ((1000281, 2) and (1000281, 5) were two until the board's colours as voted became the king
-# stage's background: since, they read right either way.)
+# ((1000281, 2) and (1000281, 5) were among them until the board's colours as voted became
+# the king stage's background: since, they read right either way.)
 _GLARE_SCENES = [(1000198, 6), (7000152, 27), (7000429, 27), (1000383, 6), (1000921, 22),
                  (1001313, 2)]
 
