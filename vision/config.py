@@ -199,10 +199,38 @@ class ShadowConfig:
 
 
 @dataclass(frozen=True)
+class RimConfig:
+    """The rim test (vision.rims): a piece the colour of its square, seen by its outline."""
+
+    step_sq: float = 0.02  # the sampling grid on a man's top face's plane
+    size_sq: float = 0.6  # how far it reaches from the square's centre
+    radius_scales: tuple[float, ...] = (0.9, 1.0, 1.1)  # of PieceGeometry.radius_sq
+    max_offset_sq: float = 0.125  # how far off the square's centre a rim is sought
+    coarse_centres: int = 5  # first on this many centres a side, then half as far apart
+    coarse_angles: int = 32  # on so many angles around the circle first, then `angles`
+    angles: int = 64
+    core_sq: float = 0.25  # the middle of a square, where the noise is measured
+    # Searched only where the mean change between these distances from the centre is this
+    # many times the noise.
+    screen_sq: tuple[float, float] = (0.25, 0.55)
+    screen: float = 1.4
+    band_sq: float = 0.02  # the rim's change is sought this far either side of the circle
+    apart_sq: float = 0.075  # and compared with the change this far inside and outside
+    noise_floor: float = 0.5  # the least gradient noise assumed (levels per sample)
+    line_sq: float = 0.08  # the grid's lines (this close, or `line_px`) say nothing
+    line_px: float = 3.5
+    quantile: float = 40.0  # the share of angles (%) a rim shows on: 100 - this
+    min_strength: float = 1.1  # in units of that noise: a rim,
+    min_change: float = 1.0  # and in levels per sample at least (a JPEG's blocks are less)
+    max_veil: float = 20.0  # not on a square under more glare veil than this (levels)
+
+
+@dataclass(frozen=True)
 class VisionConfig:
     pieces: PieceGeometry = PieceGeometry()
     kings: KingConfig = KingConfig()
     shadows: ShadowConfig = ShadowConfig()
+    rims: RimConfig = RimConfig()
     # Sampling.
     centre_radius_frac: float = 0.8  # of the piece radius: where the base/top is sampled
     centre_height_share: float = 0.5  # of a man's height: the height that disc is read at
@@ -354,4 +382,6 @@ class VisionConfig:
             data["kings"] = KingConfig(**data["kings"])
         if isinstance(data.get("shadows"), dict):
             data["shadows"] = ShadowConfig(**data["shadows"])
+        if isinstance(data.get("rims"), dict):
+            data["rims"] = RimConfig(**data["rims"])
         return cls(**data)

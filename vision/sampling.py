@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+import cv2
 import numpy as np
 
 from vision.config import VisionConfig
@@ -26,6 +27,7 @@ from vision.frame_extent import probe_distances_sq
 from vision.geometry import BoardPose, segment_dist2
 from vision.king_samples import KingSamples, build_king_samples
 from vision.light import LightPlan, plan_light
+from vision.rims import rim_grid
 
 
 @dataclass(frozen=True)
@@ -61,11 +63,25 @@ class SquareSamples:
     # the frame reaches.  (Read from the image as it is, unblurred: `roi` leaves them out,
     # since reaching out that far on every side would blur much more of the image.)
     frame_out: np.ndarray = field(default_factory=lambda: np.zeros((4, 0, 0), np.int64))
+    # (S, N, N, 2) image x, y of a grid over each playable square on the plane of a man's top
+    # face, for the rim test (vision.rims).
+    rim_xy: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 0, 2), np.float32))
+    # (S, N, N) bool: those of its points that lie on a grid line.
+    rim_line: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 0), bool))
 
     @cached_property
     def light_incidence(self) -> np.ndarray:
         """(S, L) bool: light square j is beside playable square i (`light_neighbours`)."""
         return _incidence(self.light_neighbours, len(self.light))
+
+    @cached_property
+    def rim_maps(self) -> tuple[np.ndarray, np.ndarray]:
+        """`rim_xy` as OpenCV's fixed-point maps ((S, N, N, 2) int16, (S, N, N) uint16):
+        remapped twice as fast."""
+        s, n = self.rim_xy.shape[:2]
+        m1, m2 = cv2.convertMaps(self.rim_xy[..., 0].reshape(s * n, n),
+                                 self.rim_xy[..., 1].reshape(s * n, n), cv2.CV_16SC2)
+        return m1.reshape(s, n, n, 2), m2.reshape(s, n, n)
 
     @cached_property
     def corner_incidence(self) -> np.ndarray:
@@ -221,10 +237,24 @@ def build_samples(pose: BoardPose, image_size: tuple[int, int],
     xy = np.vstack([np.column_stack([flat % image_size[0], flat // image_size[0]]),
                     kings.along_xy.reshape(-1, 2), kings.across_xy.reshape(-1, 2)])
     roi = _region(xy, image_size, margin_px=cfg.blur_px + 2)
+    g = rim_grid(cfg.rims.size_sq, cfg.rims.step_sq)
+    gu, gv = np.meshgrid(g, g)
+    rim_pts = np.concatenate([np.column_stack([gu.ravel() + f + 0.5, gv.ravel() + r + 0.5,
+                                               np.full(gu.size, cfg.pieces.height_sq)])
+                              for f, r in geo_playable])
+    rim_xy = pose.project(rim_pts).astype(np.float32).reshape(s_count, len(g), len(g), 2)
+    # (Where the grid's lines cross that plane as the camera sees them: from the camera's
+    # centre, a point of the plane at height h lies over the board's point scaled away from
+    # the camera's foot by zc / (zc - h).)
+    zc = max(float(cam[2]), 2 * cfg.pieces.height_sq)
+    on_board = cam[:2] + (rim_pts[:, :2] - cam[:2]) * zc / (zc - cfg.pieces.height_sq)
+    to_line = np.abs(on_board - np.round(on_board)).min(axis=1)
+    rim_line = (to_line < max(cfg.rims.line_sq, cfg.rims.line_px / max(side_px, 1.0))
+                ).reshape(s_count, len(g), len(g))
     return SquareSamples(n, image_size, tuple(geo_playable), tuple(light), base_idx, ref_idx,
                          frame_idx, probe_idx, tuple(neighbours), corner_dark, corner_light,
                          square_corners, side_px, kings, dark_hidable, light_hidable,
-                         light_plan, top_idx, roi, frame_out)
+                         light_plan, top_idx, roi, frame_out, rim_xy, rim_line)
 
 
 def _hidable(points: np.ndarray, kings: KingSamples, cfg: VisionConfig) -> np.ndarray:

@@ -18,7 +18,7 @@ from sim.scene import sample_scene, sample_world
 from sim.world import TableSpec
 from tests.vision.scenes import evaluation_frame, observe, occupancy_and_colour_errors
 from vision import kings, occlusion, pieces
-from vision.config import KingConfig, VisionConfig
+from vision.config import KingConfig, RimConfig, VisionConfig
 from vision.king_samples import _diagonal
 from vision.pipeline import BoardObserver
 
@@ -762,9 +762,11 @@ def test_men_of_a_set_twice_as_bright_as_its_squares_are_seen_in_duller_light(mo
     assert {frame.placement.piece_at(sq) for sq in men} == {Piece.BLACK_MAN}
     assert [obs.board.square_name(sq) for sq in men
             if obs.board.piece_at(sq) != Piece.BLACK_MAN] == []
-    # (The test does exercise it: with only the shades up to 1.6 times looked at.)
+    # (The test does exercise it: with only the shades up to 1.6 times looked at, and no
+    # rims looked for, vision.rims, which find these men by their outline too.)
     monkeypatch.setattr(pieces, "_board_shade_range",
                         partial(pieces._board_shade_range, reach=1.6))
+    monkeypatch.setattr(pieces, "rim_strength", lambda *a: np.zeros(len(a[3])))
     _, near = _evaluation_scene(1000863)
     assert all(near.label(sq) == "empty" for sq in men)
 
@@ -782,9 +784,11 @@ def test_a_wooden_man_leaning_over_a_corner_of_his_square_is_no_glare(seed, squa
     assert [obs.board.square_name(sq) for sq in squares
             if obs.board.piece_at(sq) != frame.placement.piece_at(sq)] == []
     # (The test does exercise it: with corners 30 off the others' veil taken in, and no
-    # edges judged - a man's sharp silhouette now saves a square so emptied as well.)
+    # edges judged - a man's sharp silhouette now saves a square so emptied as well, and so
+    # does his rim, vision.rims.)
     monkeypatch.setattr(pieces, "_veiled_board", partial(pieces._veiled_board, veil_tol=30.0))
-    loose = _read_again(frame, obs, VisionConfig(glare_edge_min_pieces=10**6))
+    loose = _read_again(frame, obs, VisionConfig(glare_edge_min_pieces=10**6,
+                                                 rims=RimConfig(min_strength=np.inf)))
     assert all(loose.label(sq) == "empty" for sq in squares)
 
 
@@ -800,8 +804,10 @@ def test_a_red_piece_in_shadow_on_walnut_is_seen(seed, squares):
     frame, obs = _evaluation_scene(seed)
     assert [obs.board.square_name(sq) for sq in squares
             if obs.board.piece_at(sq) != frame.placement.piece_at(sq)] == []
-    # (The test does exercise it: with one bound for both.)
-    strict = _read_again(frame, obs, VisionConfig(there_within=0.35))
+    # (The test does exercise it: with one bound for both, and no rims looked for, which
+    # find the piece by its outline too: vision.rims.)
+    strict = _read_again(frame, obs, VisionConfig(there_within=0.35,
+                                                  rims=RimConfig(min_strength=np.inf)))
     assert all(strict.label(sq) == "empty" for sq in squares)
 
 
