@@ -104,7 +104,9 @@ def rim_strength(image_bgr: np.ndarray, maps: tuple[np.ndarray, np.ndarray],
                  cfg: VisionConfig) -> np.ndarray:
     """(K,) how clearly each of `squares` shows a piece's rim, in units of the gradient noise
     in the middle of those squares (bare board or a top face; `maps` and `rim_line`, S x N x N,
-    as `vision.sampling.SquareSamples` has them)."""
+    as `vision.sampling.SquareSamples` has them).  0 where not searched (the change around
+    the middle hardly more than the noise) or where the best circle's change is less than
+    `RimConfig.min_change` outright."""
     rc = cfg.rims
     out = np.zeros(len(squares))
     if len(squares) == 0:
