@@ -222,7 +222,7 @@ class RimConfig:
     quantile: float = 40.0  # the share of angles (%) a rim shows on: 100 - this
     min_strength: float = 1.1  # in units of that noise: a rim,
     min_change: float = 1.0  # and in levels per sample at least (a JPEG's blocks are less)
-    max_veil: float = 20.0  # not on a square under more glare veil than this (levels)
+    max_veil: float = 25.0  # not on a square under more glare veil than this (levels)
 
 
 @dataclass(frozen=True)

@@ -1056,6 +1056,7 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     # (Nor under a glare veil: a spot the sensor clips has a plateau, and an edge around it.)
     free &= light.offset.mean(axis=1) < cfg.rims.max_veil
     cand = np.flatnonzero(free)
+    rim = np.zeros(0, np.intp)
     if len(idx) and len(cand) and s.rim_line.size:
         strength = rim_strength(image_bgr, s.rim_maps, s.rim_line, cand, cfg.pieces.radius_sq,
                                 cfg)
@@ -1065,6 +1066,16 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         occ[rim] = True
         conf[rim] = cfg.camouflage_confidence
         idx = np.flatnonzero(occ)
+    if white_lab is None and black_lab is None and len(rim):
+        # One set seen, and pieces found by their rims alone, the colour of their squares:
+        # those are the other set, and the lighter of the two is "white".
+        seen = np.setdiff1d(learn if covered is None else learn[~covered[learn]], rim)
+        if len(seen):
+            seen_lab = median(piece_lab[seen], axis=0)
+            rim_lab = median(piece_lab[rim], axis=0)
+            if np.linalg.norm(seen_lab - rim_lab) >= _SET_SEPARATION * contrast:
+                white_lab, black_lab = ((seen_lab, rim_lab) if seen_lab[0] >= rim_lab[0]
+                                        else (rim_lab, seen_lab))
     if white_lab is not None and black_lab is not None:
         dw = _set_distance(piece_lab, white_lab)
         db = _set_distance(piece_lab, black_lab)
