@@ -1047,13 +1047,13 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     # squares) that the colour tests missed still shows its outline: a circle of the pieces'
     # size around a free square's middle (vision.rims).  Not beside a hand: its fingers'
     # edges and shadows curve.  (Rendered scenes of such sets (`vision_eval.py
-    # --camouflaged`, 200): 184 pieces read as empty, 50 with it; the 3,000 other scenes of
-    # seeds 1 and 7: 45 pieces read as empty, 24 with it, and bare squares read as pieces
+    # --camouflaged`, 200): 184 pieces read as empty, 49 with it; the 3,000 other scenes of
+    # seeds 1 and 7: 45 pieces read as empty, 23 with it, and bare squares read as pieces
     # 53, 56 with it.)
     free = ~occ
     if covered is not None and covered.any():
         free &= ~covered & ~diagonal_marked(s.kings.diagonal, covered).any(axis=1)
-    # (Nor under a glare veil: a spot the sensor clips has a plateau, and an edge around it.)
+    # (Nor under a glare veil: a spot's bright middle and its fall-off may trace a ring.)
     free &= light.offset.mean(axis=1) < cfg.rims.max_veil
     cand = np.flatnonzero(free)
     rim = np.zeros(0, np.intp)
