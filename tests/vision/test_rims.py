@@ -100,7 +100,7 @@ def _missed(frame, obs) -> list[str]:
 def test_a_set_the_colour_of_its_squares_is_seen_by_its_rims(seed, left):
     """Scenes of `vision_eval.py --camouflaged`: brown men on dark brown wood squares and red
     ones on red printed squares, their rims plain to the eye; the colour tests saw none of
-    them (eight and fourteen men and kings read as empty).  Their rims find them (`left`:
+    them (eight and thirteen men and kings read as empty).  Their rims find them (`left`:
     pieces still read as empty, measured: in the first a king and a man whose rims hardly
     show)."""
     frame, obs = _read(seed)
