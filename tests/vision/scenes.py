@@ -5,8 +5,10 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+import cv2
+
 from calibration.store import Calibration
-from game.board import BaseBoard
+from game.board import BaseBoard, Piece
 from game.variants import find_variant
 from sim.render import Frame, render
 from sim.scene import Lighting, Scene, sample_hand, sample_position, sample_scene, sample_world
@@ -81,3 +83,17 @@ def evaluation_frame(seed: int, camouflaged: bool = False) -> tuple[Frame, objec
     scene = sample_scene(rng, spec, camouflaged=camouflaged)
     board = sample_position(rng, variant)
     return render(sample_world(rng, board, spec), scene, variant, seed=seed), variant
+
+
+def pieces_read_in_grey(seed: int) -> tuple[BoardObservation, list[tuple[int, Piece, Piece]]]:
+    """Evaluation scene `seed` as a monochrome camera takes it, read with its calibration:
+    (the observation, (square, truth, read) of every piece neither covered nor read empty)."""
+    frame, variant = evaluation_frame(seed)
+    grey = cv2.cvtColor(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    obs = BoardObserver(variant, calibration=Calibration(camera=frame.intrinsics),
+                        corners_px=frame.corners_px).observe(grey)
+    read = [(sq, p, got) for sq in frame.placement.squares
+            if (p := frame.placement.piece_at(sq)) is not None
+            and sq not in frame.occluded and sq not in frame.partly_occluded
+            and (got := obs.board.piece_at(sq)) is not None]
+    return obs, read

@@ -16,7 +16,12 @@ from game.variants import find_variant
 from sim.render import render
 from sim.scene import sample_scene, sample_world
 from sim.world import TableSpec
-from tests.vision.scenes import evaluation_frame, observe, occupancy_and_colour_errors
+from tests.vision.scenes import (
+    evaluation_frame,
+    observe,
+    occupancy_and_colour_errors,
+    pieces_read_in_grey,
+)
 from vision import kings, occlusion, pieces
 from vision.config import KingConfig, RimConfig, VisionConfig
 from vision.king_samples import _diagonal
@@ -1021,13 +1026,6 @@ def test_in_a_picture_with_no_colour_pieces_read_as_one_set_are_named_each(seed)
     greys about 50 levels apart, which learning the sets (weighing hue too) took for one.
     Named as one set, one set took the other's colour.  Each piece named by its own
     lightness against the board's middle, every piece read has its set's colour."""
-    frame, variant = evaluation_frame(seed)
-    grey = cv2.cvtColor(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
-    obs = BoardObserver(variant, calibration=Calibration(camera=frame.intrinsics),
-                        corners_px=frame.corners_px).observe(grey)
-    read = [(sq, p, obs.board.piece_at(sq)) for sq in frame.placement.squares
-            if (p := frame.placement.piece_at(sq)) is not None
-            and sq not in frame.occluded and sq not in frame.partly_occluded
-            and obs.board.piece_at(sq) is not None]
+    obs, read = pieces_read_in_grey(seed)
     assert len({p.color for _, p, _ in read}) == 2 and len(read) >= 12
     assert [obs.board.square_name(sq) for sq, p, got in read if got.color != p.color] == []

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from calibration.store import Calibration
-from tests.vision.scenes import evaluation_frame, occupancy_and_colour_errors
+from tests.vision.scenes import evaluation_frame, occupancy_and_colour_errors, pieces_read_in_grey
 from vision.config import RimConfig, VisionConfig
 from vision.pipeline import BoardObserver
 from vision.rims import rim_grid, rim_strength
@@ -133,13 +133,6 @@ def test_beside_a_set_found_by_its_rims_the_set_seen_is_named_by_which_is_lighte
     own lightness against the board's middle, and light grey men a little darker than that
     middle read black (2 and 7 pieces).  The pieces found by their rims are the other set, and
     the lighter of the two is white (`left`: pieces read in the wrong colour, measured)."""
-    frame, variant = evaluation_frame(seed)
-    grey = cv2.cvtColor(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
-    obs = BoardObserver(variant, calibration=Calibration(camera=frame.intrinsics),
-                        corners_px=frame.corners_px).observe(grey)
-    read = [(sq, p, obs.board.piece_at(sq)) for sq in frame.placement.squares
-            if (p := frame.placement.piece_at(sq)) is not None
-            and sq not in frame.occluded and sq not in frame.partly_occluded
-            and obs.board.piece_at(sq) is not None]
+    _, read = pieces_read_in_grey(seed)
     assert len({p.color for _, p, _ in read}) == 2 and len(read) >= 5
     assert len([sq for sq, p, got in read if got.color != p.color]) <= left
