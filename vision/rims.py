@@ -117,8 +117,7 @@ def rim_strength(image_bgr: np.ndarray, maps: tuple[np.ndarray, np.ndarray],
     mid = (rim_line.shape[1] - 1) // 2
     core = np.abs(g[:, mid - inner:mid + inner + 1, mid - inner:mid + inner + 1])
     noise = max(float(np.median(core)), rc.noise_floor)
-    if rim_line.size:
-        g[rim_line[squares]] = 0.0
+    g[rim_line[squares]] = 0.0
     # (A bare square shows hardly more change around its middle than in it: not searched.)
     off = (np.arange(rim_line.shape[1]) - mid) * step
     r_sq = np.hypot(off[None, :], off[:, None])
