@@ -63,6 +63,15 @@ class KingConfig:
     # there the light model's correction must do, and the ranges narrow to these.
     grey_board_shade: tuple[float, float] = (0.8, 1.25)
     grey_piece_shade: tuple[float, float] = (0.5, 1.5)
+    # There a king must also win by `grey_split` more, and the wall test counts
+    # `grey_wall_weight`: a wall in shade is told from the board by its brightness alone, a
+    # light set's top face from light squares hardly at all, and the silhouette fit, free to
+    # place a piece whose ends it cannot see, called more men kings than kings men.  (Rendered
+    # scenes read without colour, each piece's evidence recorded, the weights chosen on seed
+    # 30: 631 of its 4,261 men and kings misread as a picture in colour weighs them, 480 so;
+    # seed 1, `vision_eval.py --grey`'s 300: 706 -> 548 of 4,194.)
+    grey_split: float = 0.15
+    grey_wall_weight: float = 0.25
     # Over light squares and the frame, a colour this close (0..255) to the piece's or closer
     # tells the two apart that much less (vision.kings.piece_likeness).  (Rendered scenes,
     # seeds 1, 7 and 30: 722, 248 and 392 squares misread without, 719, 245 and 385 with 40;

@@ -733,7 +733,9 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         # it off, 1,247 on.)
         kc = cfg.kings
         cfg = replace(cfg, kings=replace(kc, board_shade=kc.grey_board_shade,
-                                         piece_shade=kc.grey_piece_shade, near_apart=0.0))
+                                         piece_shade=kc.grey_piece_shade, near_apart=0.0,
+                                         split=kc.split + kc.grey_split,
+                                         wall_weight=kc.grey_wall_weight))
     img = _blurred(image_bgr, s.roi, cfg.blur_px)
     # Read only the sampled pixels as floats (converting the whole frame costs milliseconds).
     flat = _FloatGather(img.reshape(-1, 3))

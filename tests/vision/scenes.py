@@ -13,6 +13,7 @@ from game.variants import find_variant
 from sim.render import Frame, render
 from sim.scene import Lighting, Scene, sample_hand, sample_position, sample_scene, sample_world
 from sim.world import TableSpec
+from vision.config import VisionConfig
 from vision.observation import BoardObservation
 from vision.pipeline import BoardObserver
 
@@ -85,12 +86,14 @@ def evaluation_frame(seed: int, camouflaged: bool = False) -> tuple[Frame, objec
     return render(sample_world(rng, board, spec), scene, variant, seed=seed), variant
 
 
-def pieces_read_in_grey(seed: int) -> tuple[BoardObservation, list[tuple[int, Piece, Piece]]]:
-    """Evaluation scene `seed` as a monochrome camera takes it, read with its calibration:
-    (the observation, (square, truth, read) of every piece neither covered nor read empty)."""
+def pieces_read_in_grey(seed: int, cfg: VisionConfig | None = None,
+                        ) -> tuple[BoardObservation, list[tuple[int, Piece, Piece]]]:
+    """Evaluation scene `seed` as a monochrome camera takes it, read with its calibration (and
+    `cfg`, or the default configuration): (the observation, (square, truth, read) of every
+    piece neither covered nor read empty)."""
     frame, variant = evaluation_frame(seed)
     grey = cv2.cvtColor(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
-    obs = BoardObserver(variant, calibration=Calibration(camera=frame.intrinsics),
+    obs = BoardObserver(variant, cfg=cfg, calibration=Calibration(camera=frame.intrinsics),
                         corners_px=frame.corners_px).observe(grey)
     read = [(sq, p, got) for sq in frame.placement.squares
             if (p := frame.placement.piece_at(sq)) is not None

@@ -719,11 +719,14 @@ def test_only_short_bright_runs_count_as_specular_spots():
 def test_in_a_picture_with_no_colour_the_shades_allowed_narrow_and_fewer_men_pass_for_kings():
     """Evaluation scenes read as a monochrome camera sees them (the renderer's ground truth):
     with the colour pictures' wide shade ranges every grey is both board and piece, and men
-    and kings are mixed up far more often than with the narrow ones a grey picture gets."""
+    and kings are mixed up far more often than with the narrow ones a grey picture gets.
+    (Both weigh the evidence as a colour picture does: the higher split and lighter wall test
+    a grey picture also gets are tested on their own, in test_hard_cases.)"""
     import cv2
 
-    wide = VisionConfig(kings=replace(KingConfig(), grey_board_shade=KingConfig().board_shade,
-                                      grey_piece_shade=KingConfig().piece_shade))
+    kc = replace(KingConfig(), grey_split=0.0, grey_wall_weight=KingConfig().wall_weight)
+    wide = VisionConfig(kings=replace(kc, grey_board_shade=kc.board_shade,
+                                      grey_piece_shade=kc.piece_shade))
     right = {"narrow": 0, "wide": 0}
     pieces = 0
     for seed in range(1_000_003, 1_000_003 + 40):
@@ -731,7 +734,7 @@ def test_in_a_picture_with_no_colour_the_shades_allowed_narrow_and_fewer_men_pas
         grey = cv2.cvtColor(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
         reads = {name: BoardObserver(variant, cfg=cfg, calibration=Calibration(
             camera=frame.intrinsics), corners_px=frame.corners_px).observe(grey).board
-            for name, cfg in (("narrow", VisionConfig()), ("wide", wide))}
+            for name, cfg in (("narrow", VisionConfig(kings=kc)), ("wide", wide))}
         for sq in frame.placement.squares:
             truth = frame.placement.piece_at(sq)
             if truth is None or sq in frame.occluded:
@@ -741,7 +744,8 @@ def test_in_a_picture_with_no_colour_the_shades_allowed_narrow_and_fewer_men_pas
                 got = board.piece_at(sq)
                 right[name] += got is not None and got.is_king == truth.is_king
     assert pieces > 500
-    # (Forty scenes: 481 of 632 pieces right against 443.)
+    # (Forty scenes: 509 of 632 pieces right against 470; 524 against 504 where both also
+    # weigh the evidence as a grey picture does.  481 against 443 when first measured.)
     assert right["narrow"] >= right["wide"] + 0.04 * pieces
 
 
