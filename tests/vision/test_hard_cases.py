@@ -1050,3 +1050,15 @@ def test_in_a_picture_with_no_colour_a_king_must_win_by_more(seed):
     colour_weights = VisionConfig(kings=replace(kc, grey_split=0.0,
                                                 grey_wall_weight=kc.wall_weight))
     assert len(mixed_up(colour_weights)) >= 3
+
+
+def test_in_a_picture_with_no_colour_two_sets_a_shade_apart_are_two_sets():
+    """Evaluation scene 1000137 as a monochrome camera takes it: red men and kings, in grey
+    as grey as the dark squares, and a black set 0.47 times as bright.  With several squares
+    looking like a set the colour of its squares, the two were taken for one set in two
+    lights (a hard shadow over some of it), as in colour a set and its own shade are, and
+    every red piece read black (14).  In grey every grey is a shade of every other: two
+    sets stay two, and every piece read has its set's colour."""
+    _, read = pieces_read_in_grey(1000137)
+    assert len({p.color for _, p, _ in read}) == 2 and len(read) >= 20
+    assert [sq for sq, p, got in read if got.color != p.color] == []
