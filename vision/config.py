@@ -232,6 +232,12 @@ class RimConfig:
     min_strength: float = 1.1  # in units of that noise: a rim,
     min_change: float = 1.0  # and in levels per sample at least (a JPEG's blocks are less)
     max_veil: float = 25.0  # not on a square under more glare veil than this (levels)
+    # In a picture with no colour, up to this veil: there a set as grey as its squares is seen
+    # by its rims alone, and a glare veil over much of the board hid it.  (Rendered scenes
+    # read so, 300 each: squares misread on seeds 1, 7 and 30 891 -> 864, 966 -> 941 and 774
+    # -> 762; pieces read as empty 147 -> 103, 152 -> 121, 81 -> 58; bare squares read as
+    # pieces unchanged, 57, 59 and 62.)
+    grey_max_veil: float = 80.0
 
 
 @dataclass(frozen=True)

@@ -735,7 +735,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         cfg = replace(cfg, kings=replace(kc, board_shade=kc.grey_board_shade,
                                          piece_shade=kc.grey_piece_shade, near_apart=0.0,
                                          split=kc.split + kc.grey_split,
-                                         wall_weight=kc.grey_wall_weight))
+                                         wall_weight=kc.grey_wall_weight),
+                      rims=replace(cfg.rims, max_veil=cfg.rims.grey_max_veil))
     img = _blurred(image_bgr, s.roi, cfg.blur_px)
     # Read only the sampled pixels as floats (converting the whole frame costs milliseconds).
     flat = _FloatGather(img.reshape(-1, 3))
@@ -1060,7 +1061,8 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     free = ~occ
     if covered is not None and covered.any():
         free &= ~covered & ~diagonal_marked(s.kings.diagonal, covered).any(axis=1)
-    # (Nor under a glare veil: a spot's bright middle and its fall-off may trace a ring.)
+    # (Nor under a glare veil: a spot's bright middle and its fall-off may trace a ring.  In a
+    # picture with no colour only under a heavier one, `RimConfig.grey_max_veil`.)
     free &= light.offset.mean(axis=1) < cfg.rims.max_veil
     cand = np.flatnonzero(free)
     rim = np.zeros(0, np.intp)

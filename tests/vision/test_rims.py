@@ -136,3 +136,32 @@ def test_beside_a_set_found_by_its_rims_the_set_seen_is_named_by_which_is_lighte
     _, read = pieces_read_in_grey(seed)
     assert len({p.color for _, p, _ in read}) == 2 and len(read) >= 5
     assert len([sq for sq, p, got in read if got.color != p.color]) <= left
+
+
+@pytest.mark.parametrize("seed, found", [(1000027, 3), (1000134, 2)])
+def test_in_a_picture_with_no_colour_pieces_under_a_glare_veil_are_found_by_their_rims(
+        seed, found):
+    """Evaluation scenes 1000027 and 1000134 as a monochrome camera takes them: men as grey
+    as their squares, under a glare veil of 25-80 levels.  The colour tests miss them, and
+    the rim test kept off any square under a veil over 25 (a glare spot's fall-off may trace
+    a ring).  Without colour it is their only sight of them and looks up to
+    `RimConfig.grey_max_veil`: the `found` men missed with the colour pictures' limit are
+    read, and no bare square is read as a piece."""
+    frame, variant = evaluation_frame(seed)
+    grey = cv2.cvtColor(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+
+    def read_as_empty(cfg: VisionConfig) -> tuple[list[int], list[int]]:
+        obs = BoardObserver(variant, cfg=cfg, calibration=Calibration(camera=frame.intrinsics),
+                            corners_px=frame.corners_px).observe(grey)
+        seen = [sq for sq in frame.placement.squares
+                if sq not in frame.occluded and sq not in frame.partly_occluded]
+        missed = [sq for sq in seen if frame.placement.piece_at(sq) is not None
+                  and obs.board.piece_at(sq) is None and sq not in obs.occluded]
+        bare = [sq for sq in seen if frame.placement.piece_at(sq) is None
+                and obs.board.piece_at(sq) is not None]
+        return missed, bare
+
+    missed, bare = read_as_empty(CFG)
+    missed_before, bare_before = read_as_empty(VisionConfig(rims=RimConfig(grey_max_veil=25.0)))
+    assert len(missed_before) >= found and missed == []
+    assert len(bare) <= len(bare_before)
