@@ -146,7 +146,7 @@ def test_in_a_picture_with_no_colour_pieces_under_a_glare_veil_are_found_by_thei
     the rim test kept off any square under a veil over 25 (a glare spot's fall-off may trace
     a ring).  Without colour it is their only sight of them and looks up to
     `RimConfig.grey_max_veil`: the `found` men missed with the colour pictures' limit are
-    read, and no bare square is read as a piece."""
+    read, and no bare square more is read as a piece (1000027's h2, read as a man, stays)."""
     frame, variant = evaluation_frame(seed)
     grey = cv2.cvtColor(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
 
