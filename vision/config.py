@@ -176,6 +176,11 @@ class KingConfig:
     beyond_sq: float = 0.08
     beyond_likeness: float = 0.5
     beyond_sides: int = 2
+    # Beside a square already read as under a hand, one side is enough, looking like the piece
+    # more than `hand_beyond_likeness`: the hand's edge over the square's far part (where a
+    # king's top would be) or across it, the colour of a set, read as a piece or a king.
+    hand_beyond_likeness: float = 0.4
+    hand_beyond_sides: int = 1
 
 
 @dataclass(frozen=True)

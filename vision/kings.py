@@ -448,14 +448,17 @@ def king_split(step_px: np.ndarray, kc: KingConfig, veil: np.ndarray | float = 0
 def unlike_a_piece(p_along: np.ndarray, p_across: np.ndarray, t: np.ndarray, u: np.ndarray,
                    shift: np.ndarray, radius: np.ndarray, side_shift: np.ndarray,
                    lam: np.ndarray, rho: np.ndarray, widest: np.ndarray, kc: KingConfig,
-                   ) -> np.ndarray:
+                   beside_hand: np.ndarray | None = None) -> np.ndarray:
     """(P,) bool: what was taken for a piece is not shaped like one.
 
     A piece ends where its silhouette does, a king's at the furthest.  Something that spans
     the widest width tried across the view (`widest`, P) and goes on looking like the piece
     well beyond where a king would end, on `kc.beyond_sides` of the three sides the lines
     reach (beyond the far edge and the near edge along the view, beyond either side across
-    it), is bigger than any piece: a hand the colour of a set, or a glare spot.
+    it), is bigger than any piece: a hand the colour of a set, or a glare spot.  Beside a
+    hand (`beside_hand`, P; where given) `kc.hand_beyond_sides` sides looking like the piece
+    more than `kc.hand_beyond_likeness` are enough: its edge over the square's far part, where
+    a king's top would be, or across it.
 
     p_along (P, J, T) and p_across (P, K, U): likeness on the lines along and across the view
     at positions t (T,) and u (U,); shift (P,) the piece's shift along the view as a king;
@@ -470,17 +473,19 @@ def unlike_a_piece(p_along: np.ndarray, p_across: np.ndarray, t: np.ndarray, u: 
         n = mask.sum(axis=1) * p.shape[1]
         return (p * mask[:, None, :]).sum(axis=(1, 2)) / np.maximum(n, 1)
 
-    sides = ((beyond(p_along, far) > kc.beyond_likeness).astype(int)
-             + (beyond(p_along, near) > kc.beyond_likeness)
-             + (beyond(p_across, side) > kc.beyond_likeness))
-    return widest & (sides >= kc.beyond_sides)
+    seen = np.stack([beyond(p_along, far), beyond(p_along, near), beyond(p_across, side)])
+    unlike = (seen > kc.beyond_likeness).sum(axis=0) >= kc.beyond_sides
+    if beside_hand is not None:
+        unlike |= beside_hand & (
+            (seen > kc.hand_beyond_likeness).sum(axis=0) >= kc.hand_beyond_sides)
+    return widest & unlike
 
 
 def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: LocalLight,
                piece_bgr: np.ndarray, background_bgr: np.ndarray, group: np.ndarray,
                cfg: VisionConfig, trusted: np.ndarray | None = None,
                occupied: np.ndarray | None = None, frame_sq: np.ndarray | None = None,
-               known_discs: np.ndarray | None = None,
+               known_discs: np.ndarray | None = None, beside_hand: np.ndarray | None = None,
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
     """(is_king, confidence, preference, not a piece, disc height in squares) for the occupied
     squares `idx` (internal order); see `unlike_a_piece` for the fourth.
@@ -494,6 +499,8 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     by default as far as the lines): the table beyond it says nothing.
     `known_discs` (P,), where given: how many discs each piece is (a known position): the
     disc height is measured from them, finely, whether the lens is calibrated or not.
+    `beside_hand` (P,), where given: the pieces diagonally beside a square read as under a
+    hand, whose shape test is stricter (`unlike_a_piece`).
     """
     if trusted is not None and not trusted.any():
         trusted = None
@@ -668,7 +675,7 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     conf = np.where(decided, conf, 0.5)
     widest = width >= widths[-1] - 1e-9
     unlike = unlike_a_piece(p_seen, p_across, ks.t, ks.u, shift[rows, chosen, 1],
-                            grid[rows, chosen], side_shift, lam, rho, widest, kc)
+                            grid[rows, chosen], side_shift, lam, rho, widest, kc, beside_hand)
     return king, conf, pref, unlike, height
 
 

@@ -1230,9 +1230,11 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
             dark_bgr)
         # (Squares whose grid corners a hand hides may be the hand: they measure no set.)
         trusted = None if covered is None else ~covered[at]
+        hidden = occluded if covered is None else occluded | covered
         k_is, k_conf, _, unlike, height = read_kings(
             img, s.kings, at, light, piece_cols, background, is_white[at].astype(int), cfg,
-            trusted, occ, frame_sq, None if known_discs is None else known_discs[at])
+            trusted, occ, frame_sq, None if known_discs is None else known_discs[at],
+            diagonal_marked(s.kings.diagonal[at], hidden).any(axis=1))
         return k_is, k_conf, unlike, height
 
     if len(seen):

@@ -80,7 +80,10 @@ def test_a_lone_square_glare_or_a_shadows_edge_makes_foreign_is_read(seed, name,
     assert obs.label(square) == truth
     assert not obs.occluded
     kept = _read_again(frame, obs, VisionConfig(hands_reach_in=False))
-    assert kept.occluded == {square}  # (the test does exercise the rule)
+    # (The test does exercise the rule.  Without it, a piece diagonally beside him may pass
+    # for the edge of the hand he is taken for, as in 1000683.)
+    assert square in kept.occluded
+    assert len(kept.occluded) <= 2
 
 
 @pytest.mark.parametrize("seed,name", [(1001049, "f4"), (7000177, "g5")])
@@ -506,6 +509,18 @@ def test_a_hand_the_colour_of_a_set_is_not_read_as_a_king(seed):
     9158 (a pink one near the red set's, tilt 49 deg): squares under the hand passed for
     pieces of that set, and tall ones, kings.  Bigger than any piece, they are reported
     occluded now."""
+    frame, obs = _evaluation_scene(seed)
+    assert frame.occluded
+    assert [obs.board.square_name(sq) for sq in frame.occluded
+            if obs.label(sq) != "occluded"] == []
+
+
+@pytest.mark.parametrize("seed", [1000138, 1000415, 1000848, 1001847])
+def test_a_hands_edge_over_the_far_part_of_a_square_is_reported_occluded(seed):
+    """Scenes of `vision_eval.py` (seed 1, tilts 27 to 47 deg): a hand the colour of a set
+    over half or more of a square, its edge over where a king's top would stand or across
+    the square, read as a man or a king.  Its shape gives it away beside the squares the hand
+    is seen over: every square the renderer says the hand covers is reported occluded."""
     frame, obs = _evaluation_scene(seed)
     assert frame.occluded
     assert [obs.board.square_name(sq) for sq in frame.occluded

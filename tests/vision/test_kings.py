@@ -513,6 +513,27 @@ def test_a_piece_ends_where_its_silhouette_does(discs):
     # (Not when narrower than the widest width tried: a piece among neighbours of its colour.)
     assert not unlike_a_piece(hand_along, hand_across, *args, np.array([False]), cfg)[0]
 
+
+@pytest.mark.parametrize("discs", [1, 2])
+def test_beside_a_hand_one_side_past_a_king_is_enough(discs):
+    """A hand's edge over a square's far part, where a king's top would be, the colour of a
+    set: piece-like from the piece's near edge on past where a king would end, on that one
+    side only.  Alone, a piece (it may be a neighbour of its colour); diagonally beside a
+    square read as under a hand, not one.  A man or a king there is still a piece."""
+    lean, radius = 0.1, 0.36
+    lam = np.array([[lean, 2 * lean]])
+    rho = np.ones((1, 2))
+    cfg = KingConfig()
+    args = (T, T, np.zeros(1), np.array([radius]), np.zeros(1), lam, rho, np.array([True]), cfg)
+    piece_along = _profile(radius, 0.0, 0.0, discs * lean)[None]
+    piece_across = _across(radius, 0.0)[None]
+    beside = np.array([True])
+    assert not unlike_a_piece(piece_along, piece_across, *args, beside)[0]
+    edge_along = np.where(T >= -radius, 1.0, -1.0)[None].repeat(len(LINES), axis=0)[None]
+    assert not unlike_a_piece(edge_along, piece_across, *args)[0]
+    assert not unlike_a_piece(edge_along, piece_across, *args, np.array([False]))[0]
+    assert unlike_a_piece(edge_along, piece_across, *args, beside)[0]
+
 def _stack_calls(seeds, tilt):
     """(right, total, confidences of the wrong calls) over pieces read in the right colour."""
     right = total = 0
