@@ -473,11 +473,12 @@ def unlike_a_piece(p_along: np.ndarray, p_across: np.ndarray, t: np.ndarray, u: 
         n = mask.sum(axis=1) * p.shape[1]
         return (p * mask[:, None, :]).sum(axis=(1, 2)) / np.maximum(n, 1)
 
-    seen = np.stack([beyond(p_along, far), beyond(p_along, near), beyond(p_across, side)])
-    unlike = (seen > kc.beyond_likeness).sum(axis=0) >= kc.beyond_sides
+    likeness = np.stack([beyond(p_along, far), beyond(p_along, near),
+                         beyond(p_across, side)])  # (3, P): far, near, across
+    unlike = (likeness > kc.beyond_likeness).sum(axis=0) >= kc.beyond_sides
     if beside_hand is not None:
         unlike |= beside_hand & (
-            (seen > kc.hand_beyond_likeness).sum(axis=0) >= kc.hand_beyond_sides)
+            (likeness > kc.hand_beyond_likeness).sum(axis=0) >= kc.hand_beyond_sides)
     return widest & unlike
 
 
@@ -500,7 +501,7 @@ def read_kings(image: np.ndarray, ks: KingSamples, idx: np.ndarray, light: Local
     `known_discs` (P,), where given: how many discs each piece is (a known position): the
     disc height is measured from them, finely, whether the lens is calibrated or not.
     `beside_hand` (P,), where given: the pieces diagonally beside a square read as under a
-    hand, whose shape test is stricter (`unlike_a_piece`).
+    hand, for which one side going on like the piece is enough to be none (`unlike_a_piece`).
     """
     if trusted is not None and not trusted.any():
         trusted = None

@@ -534,6 +534,7 @@ def test_beside_a_hand_one_side_past_a_king_is_enough(discs):
     assert not unlike_a_piece(edge_along, piece_across, *args, np.array([False]))[0]
     assert unlike_a_piece(edge_along, piece_across, *args, beside)[0]
 
+
 def _stack_calls(seeds, tilt):
     """(right, total, confidences of the wrong calls) over pieces read in the right colour."""
     right = total = 0
