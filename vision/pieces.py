@@ -1215,6 +1215,11 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
     seen = idx[~occluded[idx]]
     frame_read: list[np.ndarray | None] = []  # (read once, when a piece is there to test)
 
+    def beside_hand(at: np.ndarray) -> np.ndarray:
+        """(len(at),) the squares `at` diagonally beside one read as under a hand, now."""
+        hidden = occluded if covered is None else occluded | covered
+        return diagonal_marked(s.kings.diagonal[at], hidden).any(axis=1)
+
     def kings_of(at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
         """read_kings for the squares `at`: (is_king, confidence, unlike a piece, height)."""
         if not frame_read:
@@ -1230,11 +1235,10 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
             dark_bgr)
         # (Squares whose grid corners a hand hides may be the hand: they measure no set.)
         trusted = None if covered is None else ~covered[at]
-        hidden = occluded if covered is None else occluded | covered
         k_is, k_conf, _, unlike, height = read_kings(
             img, s.kings, at, light, piece_cols, background, is_white[at].astype(int), cfg,
             trusted, occ, frame_sq, None if known_discs is None else known_discs[at],
-            diagonal_marked(s.kings.diagonal[at], hidden).any(axis=1))
+            beside_hand(at))
         return k_is, k_conf, unlike, height
 
     if len(seen):
@@ -1244,11 +1248,9 @@ def classify(image_bgr: np.ndarray, s: SquareSamples, cfg: VisionConfig,
         # Bigger than any piece: something over the square, not reported as a piece; unless
         # its edges say a glare spot over a bare square, or a piece (vision.soft_edges).
         free = np.ones(len(seen), bool) if covered is None else ~covered[seen]
-        hidden = occluded if covered is None else occluded | covered
         bare, piece = settle_by_edges(image_bgr, s.kings, seen, unlike,
-                                      light.offset[seen].mean(axis=1), free,
-                                      diagonal_marked(s.kings.diagonal[seen],
-                                                      hidden).any(axis=1), cfg, dark_bgr)
+                                      light.offset[seen].mean(axis=1), free, beside_hand(seen),
+                                      cfg, dark_bgr)
         occ[seen[bare]] = False
         conf[seen[bare]] = cfg.glare_edge_confidence
         occluded[seen[unlike & ~bare & ~piece]] = True
